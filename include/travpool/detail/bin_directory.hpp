@@ -1,0 +1,86 @@
+// travpool/detail/bin_directory.hpp: the process-wide map from any address to
+// the bin that owns it, in O(1) and safe for pointers into no bin at all.
+//
+// Every bin is a naturally aligned span of at least `granule` bytes, so each
+// granule of the address space belongs to at most one bin. A two-level radix
+// table (as in mimalloc's segment map) maps granule numbers to bin headers:
+//
+//   root_[a >> (granule_shift + leaf_bits)] -> leaf
+//   leaf[(a >> granule_shift) & leaf_mask]  -> bin header or nullptr
+//
+// A lookup is two dependent loads. Leaves are created on first use with a CAS
+// and live for the rest of the process (512 KiB of address space each, only
+// touched pages backed); the root is 512 KiB of zero-initialised static
+// storage. Entries are atomics, so lookups may race with registrations of
+// other bins from other threads.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "os_memory.hpp"
+
+namespace travpool::detail {
+
+class bin_directory {
+ public:
+  static constexpr unsigned granule_shift = 16;  // 64 KiB
+  static constexpr std::size_t granule = std::size_t{1} << granule_shift;
+  static constexpr unsigned address_bits = 48;
+  static constexpr unsigned leaf_bits = 16;
+  static constexpr unsigned root_bits = address_bits - granule_shift - leaf_bits;
+
+  // Returns: the header registered for the granule holding `p`, or nullptr.
+  // Complexity: O(1), two loads. Never dereferences `p`.
+  static void* find(const void* p) noexcept {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    if ((a >> address_bits) != 0) return nullptr;
+    const leaf* l = root_[a >> (granule_shift + leaf_bits)].load(std::memory_order_acquire);
+    if (l == nullptr) return nullptr;
+    return l->slots[(a >> granule_shift) & leaf_mask].load(std::memory_order_acquire);
+  }
+
+  // Effects: maps every granule of [base, base + span) to `header`.
+  // Throws: std::bad_alloc if a leaf cannot be allocated; then nothing is mapped.
+  static void insert(void* base, std::size_t span, void* header) {
+    for_each_granule(base, span, [](std::atomic<void*>&) {});  // allocate leaves first
+    for_each_granule(base, span, [header](std::atomic<void*>& s) { s.store(header, std::memory_order_release); });
+  }
+
+  // Effects: unmaps every granule of [base, base + span).
+  static void erase(void* base, std::size_t span) noexcept {
+    const auto a = reinterpret_cast<std::uintptr_t>(base);
+    for (std::uintptr_t g = a; g < a + span; g += granule) {
+      leaf* l = root_[g >> (granule_shift + leaf_bits)].load(std::memory_order_acquire);
+      if (l != nullptr) l->slots[(g >> granule_shift) & leaf_mask].store(nullptr, std::memory_order_release);
+    }
+  }
+
+ private:
+  static constexpr std::size_t leaf_mask = (std::size_t{1} << leaf_bits) - 1;
+  struct leaf {
+    std::atomic<void*> slots[std::size_t{1} << leaf_bits];
+  };
+
+  template <class F>
+  static void for_each_granule(void* base, std::size_t span, F f) {
+    const auto a = reinterpret_cast<std::uintptr_t>(base);
+    for (std::uintptr_t g = a; g < a + span; g += granule) f(leaf_for(g)->slots[(g >> granule_shift) & leaf_mask]);
+  }
+
+  static leaf* leaf_for(std::uintptr_t a) {
+    std::atomic<leaf*>& slot = root_[a >> (granule_shift + leaf_bits)];
+    leaf* l = slot.load(std::memory_order_acquire);
+    if (l != nullptr) return l;
+    // mmap'd memory is zero, which is a valid null std::atomic<void*>.
+    auto* fresh = static_cast<leaf*>(map_aligned(sizeof(leaf)));
+    if (slot.compare_exchange_strong(l, fresh, std::memory_order_acq_rel)) return fresh;
+    unmap_aligned(fresh, sizeof(leaf));
+    return l;
+  }
+
+  static inline std::atomic<leaf*> root_[std::size_t{1} << root_bits]{};
+};
+
+}  // namespace travpool::detail

@@ -1,0 +1,87 @@
+// travpool/options.hpp: the policy tags accepted by basic_pool<T, Options...>.
+//
+// Options are empty tag types. Each belongs to one category; a pool takes at
+// most one option per category, in any order, and the default for every
+// category that is not named. Unknown types are rejected at compile time.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace travpool {
+
+// Chunks per bin. A bin is one allocation from the operating system holding
+// `chunks` user chunks plus four pseudo chunks.
+struct bin_capacity {
+  std::uint32_t chunks;
+};
+
+namespace detail {
+struct layout_category {};
+struct sync_category {};
+struct stats_category {};
+}  // namespace detail
+
+namespace layout {
+// The paper's chunk (Listing 2): payload and free-chunk links share storage,
+// and a 4-byte status word sits beside every payload.
+struct interleaved {
+  using category = detail::layout_category;
+};
+}  // namespace layout
+
+namespace sync {
+// No synchronisation: the pool is used by one thread at a time.
+struct none {
+  using category = detail::sync_category;
+};
+}  // namespace sync
+
+namespace detail {
+
+template <class T, class = void>
+struct has_category : std::false_type {};
+template <class T>
+struct has_category<T, std::void_t<typename T::category>> : std::true_type {};
+
+template <class Category, class Option>
+inline constexpr bool in_category_v = [] {
+  if constexpr (has_category<Option>::value)
+    return std::is_same_v<typename Option::category, Category>;
+  else
+    return false;
+}();
+
+template <class Category, class Default, class... Options>
+struct select_option {
+  using type = Default;
+};
+template <class Category, class Default, class First, class... Rest>
+struct select_option<Category, Default, First, Rest...> {
+  using type = std::conditional_t<in_category_v<Category, First>, First,
+                                  typename select_option<Category, Default, Rest...>::type>;
+};
+
+// The option of `Category` among `Options`, or `Default` when none is named.
+template <class Category, class Default, class... Options>
+using select_option_t = typename select_option<Category, Default, Options...>::type;
+
+template <class Category, class... Options>
+inline constexpr int count_category_v = (0 + ... + (in_category_v<Category, Options> ? 1 : 0));
+
+template <class Option>
+inline constexpr bool is_known_option_v = in_category_v<layout_category, Option> ||
+                                          in_category_v<sync_category, Option> || in_category_v<stats_category, Option>;
+
+template <class... Options>
+constexpr bool check_options() {
+  static_assert((is_known_option_v<Options> && ...),
+                "travpool: every option must be a tag from travpool::layout, sync or stats");
+  static_assert(count_category_v<layout_category, Options...> <= 1, "travpool: at most one layout option");
+  static_assert(count_category_v<sync_category, Options...> <= 1, "travpool: at most one sync option");
+  static_assert(count_category_v<stats_category, Options...> <= 1, "travpool: at most one stats option");
+  return true;
+}
+
+}  // namespace detail
+}  // namespace travpool

@@ -1,0 +1,72 @@
+// Test-only access to a pool's internals (cf. Abseil's RawHashSetTestOnlyAccess).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <travpool/pool.hpp>
+
+namespace travpool::detail {
+
+struct test_access {
+  template <class Pool>
+  using ops = typename Pool::ops;
+
+  // Bins in list order.
+  template <class Pool>
+  static std::vector<const bin_base*> bins(const Pool& p) {
+    std::vector<const bin_base*> v;
+    for (const bin_base* b = p.root_.next_; !b->is_root(); b = b->next_) v.push_back(b);
+    return v;
+  }
+
+  // (position of the bin in the list, chunk index) of a live element.
+  template <class Pool>
+  static std::pair<std::size_t, std::uint32_t> position(const Pool& p, const void* e) {
+    const auto loc = p.locate(static_cast<const typename Pool::value_type*>(e));
+    if (loc.error != nullptr) return {SIZE_MAX, 0};
+    std::size_t n = 0;
+    for (const bin_base* b = p.root_.next_; b != loc.b; b = b->next_) ++n;
+    return {n, loc.index};
+  }
+
+  // Every word that can influence the pool's future behaviour, with bins
+  // named by list position: two pools with equal keys behave identically.
+  template <class Pool>
+  static std::string state_key(const Pool& p) {
+    using O = ops<Pool>;
+    std::string k;
+    auto put = [&k](std::uint64_t v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    const auto bs = bins(p);
+    auto pos = [&bs](const bin_base* b) -> std::uint64_t {
+      for (std::size_t i = 0; i < bs.size(); ++i)
+        if (bs[i] == b) return i;
+      return ~std::uint64_t{0};
+    };
+    for (const bin_base* b : bs) {
+      put(0xB1B1);
+      put(b->free_head_);
+      put(b->fresh_);
+      put(b->live_);
+      put(b->in_avail_);
+      const std::uint32_t a1 = b->last();
+      for (std::uint32_t i = 0; i <= a1; ++i) {
+        if (i > b->fresh_ && i < b->full_mark()) continue;  // never written
+        const bool f = O::is_free(*b, i);
+        put(f);
+        if (f) {
+          put(O::free_next(*b, i));
+          put(O::link_next(*b, i));
+          put(O::link_prev(*b, i));
+        }
+      }
+    }
+    put(0xA7A7);
+    for (const bin_base* b = p.avail_head_; b != nullptr; b = b->avail_next_) put(pos(b));
+    return k;
+  }
+};
+
+}  // namespace travpool::detail
