@@ -33,7 +33,9 @@
 #include "detail/bin.hpp"
 #include "detail/bin_directory.hpp"
 #include "detail/os_memory.hpp"
+#include "detail/partition.hpp"
 #include "options.hpp"
+#include "parallel.hpp"
 
 namespace travpool {
 
@@ -130,6 +132,14 @@ class pool_iterator {
     auto t = *this;
     --*this;
     return t;
+  }
+
+  // Returns: an iterator at the first element of the first non-empty bin
+  // from `b` on (end if none). Used by ranges over whole bins.
+  static pool_iterator at_bin(bin_base* b) noexcept {
+    pool_iterator it;
+    it.seek_forward(b);
+    return it;
   }
 
   friend bool operator==(const pool_iterator& a, const pool_iterator& b) noexcept {
@@ -306,11 +316,7 @@ class basic_pool {
   // Returns: the bytes of address space one bin takes (a power of two).
   size_type bin_span() const noexcept { return span_; }
 
-  iterator begin() noexcept {
-    iterator it;
-    it.seek_forward(root_.next_);
-    return it;
-  }
+  iterator begin() noexcept { return iterator::at_bin(root_.next_); }
   iterator end() noexcept { return iterator(&root_, 0); }
   const_iterator begin() const noexcept { return const_cast<basic_pool*>(this)->begin(); }
   const_iterator end() const noexcept { return const_cast<basic_pool*>(this)->end(); }
@@ -322,6 +328,36 @@ class basic_pool {
   const_reverse_iterator rend() const noexcept { return const_reverse_iterator(begin()); }
   const_reverse_iterator crbegin() const noexcept { return rbegin(); }
   const_reverse_iterator crend() const noexcept { return rend(); }
+
+  // Parallel traversal. Partitions and ranges are snapshots of the bin list:
+  // they stay valid only while no element is created or destroyed (in any
+  // thread) and the pool is not moved.
+  using subrange = pool_subrange<iterator>;
+  using const_subrange = pool_subrange<const_iterator>;
+  using range_type = detail::bin_range<iterator>;
+  using const_range_type = detail::bin_range<const_iterator>;
+
+  // Returns: k ranges (k >= 1) that together cover every live element once,
+  // in traversal order. Ranges consist of whole bins, cut where the running
+  // live count is closest to r * size() / k, so each holds at most
+  // size() / k + one bin's live elements (and at most 1.1 * size() / k +
+  // bin_capacity() whenever bin_count() >= 4k). When k exceeds the number of
+  // non-empty bins (in particular when k > size()), the surplus ranges are
+  // empty. Throws: std::invalid_argument if k == 0; std::bad_alloc.
+  // Complexity: O(bins + k log bins); no element is visited.
+  std::vector<subrange> partition(std::size_t k) { return partition_impl<iterator>(k); }
+  std::vector<const_subrange> partition(std::size_t k) const {
+    return const_cast<basic_pool*>(this)->template partition_impl<const_iterator>(k);
+  }
+
+  // Returns: a TBB Range over all live elements (copyable, splittable by
+  // live count at bin boundaries, divisible while it spans two bins), for
+  // tbb::parallel_for(pool.range(), body) and tbb::parallel_reduce. The
+  // body's sub-range has begin(), end() and size(). Complexity: O(bins).
+  range_type range() { return range_type(std::make_shared<const detail::bin_index>(&root_)); }
+  const_range_type range() const {
+    return const_range_type(std::make_shared<const detail::bin_index>(const_cast<bin*>(&root_)));
+  }
 
   // Effects: calls f(element) for every live element, bin by bin, in the
   // order of iteration. f must not create or destroy.
@@ -383,6 +419,19 @@ class basic_pool {
     std::uint32_t index;
     const char* error;
   };
+
+  template <class It>
+  std::vector<pool_subrange<It>> partition_impl(std::size_t k) {
+    if (k == 0) throw std::invalid_argument("travpool::partition: k must be at least 1");
+    const detail::bin_index index(&root_);
+    const auto cuts = detail::balanced_cuts(index, k);
+    std::vector<pool_subrange<It>> parts;
+    parts.reserve(k);
+    for (std::size_t r = 0; r < k; ++r)
+      parts.emplace_back(It::at_bin(index.bin_or_root(cuts[r])), It::at_bin(index.bin_or_root(cuts[r + 1])),
+                         index.live(cuts[r], cuts[r + 1]));
+    return parts;
+  }
 
   location locate(const T* p) const noexcept {
     auto* b = static_cast<bin*>(detail::bin_directory::find(p));
