@@ -1,0 +1,69 @@
+// gap_pattern_bench: sweeps after erasing runs of neighbouring elements, the
+// gap pattern the paper (section 6) calls more common than random erasure.
+//
+// The elements, in creation order, are cut into runs of L neighbours; each
+// run is erased with probability p (10 % or 50 %), decided by a hash of the
+// run number, so every container loses exactly the same elements. L = 1 is
+// the paper's random erasure, repeated here so that it sits side by side
+// with the runs. A dense std::vector is the baseline.
+//
+// As in table3_sweep_bench, the container and its gaps are prepared before
+// timing, one iteration is one sweep with the `sum` kernel, and the report
+// divides by the live elements (counter `live`).
+//
+// Benchmark names: gaps/sum/<container>.<style>/<p>%<random|runsL>
+#include "common/bench_common.hpp"
+
+namespace tb = travpool_bench;
+
+namespace {
+
+template <class Adapter, class Style>
+void register_sweep(const tb::gap_pattern& g) {
+  const std::string key = Adapter::name() + "/" + g.name();
+  const std::string name = "gaps/sum/" + Adapter::name() + "." + Style::name + "/" + g.name();
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [key, g](benchmark::State& state) {
+                                 using C = typename Adapter::container;
+                                 const std::size_t n = tb::cfg().n;
+                                 C& c = tb::prepared<C>(
+                                     key, [&] { return tb::build_with_gaps<Adapter>(n, g); },
+                                     [](const C& cc) { return static_cast<std::size_t>(cc.size()); });
+                                 std::uint64_t sweep = 0;
+                                 for (auto _ : state) tb::kernel_sum::run<Style>(c, sweep++);
+                                 state.counters["live"] = static_cast<double>(tb::slot().live);
+                                 state.counters["n"] = static_cast<double>(n);
+                               })
+      ->Repetitions(tb::cfg().reps)
+      ->MinTime(0.2)
+      ->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tb::init(argc, argv, 20'000'000);
+
+  register_sweep<tb::vector_adapter, tb::style_range_for>({0.0, 1});
+  for (double p : {0.1, 0.5}) {
+    for (std::size_t run : {std::size_t{1}, std::size_t{8}, std::size_t{64}, std::size_t{1024}}) {
+      const tb::gap_pattern g{p, run};
+      tb::for_each_pool_layout([&g](auto adapter) {
+        using A = decltype(adapter);
+        register_sweep<A, tb::style_for_each>(g);
+        register_sweep<A, tb::style_range_for>(g);
+        if constexpr (tb::has_segments<typename A::container>) register_sweep<A, tb::style_segments>(g);
+      });
+#ifdef TRAVPOOL_BENCH_HAVE_COLONY
+      register_sweep<tb::colony_adapter, tb::style_range_for>(g);
+#endif
+#ifdef TRAVPOOL_BENCH_HAVE_CGAL
+      register_sweep<tb::cgal_adapter, tb::style_range_for>(g);
+#endif
+    }
+  }
+
+  benchmark::RunSpecifiedBenchmarks();
+  tb::release_prepared();
+  benchmark::Shutdown();
+}

@@ -1,0 +1,80 @@
+// table3_sweep_bench: the paper's Table 3, sweeping every live element.
+//
+// Containers: std::vector and std::list (dense), travpool in every layout
+// (dense, then after erasing each element with probability 10 % and 50 %),
+// plf::colony and CGAL::Compact_container under the same gap patterns.
+// travpool is swept with for_each, with range-for, and with segments() where
+// the layout provides it.
+//
+// The container is built and its gaps are made before timing starts (and
+// shared by the benchmarks that sweep the same container); one benchmark
+// iteration is exactly one sweep. Each sweep runs two kernels: `sum` (the
+// memory-bound sum of x + y + z, passed to DoNotOptimize) and `listing15`
+// (the paper's Listing 15; see bench_common.hpp). The report divides the time
+// of a sweep by the live elements (the counter `live`), as the paper does.
+//
+// Benchmark names: table3/<kernel>/<container>.<style>/<gaps>
+#include "common/bench_common.hpp"
+
+namespace tb = travpool_bench;
+
+namespace {
+
+template <class Adapter, class Style, class Kernel>
+void register_sweep(const tb::gap_pattern& g) {
+  const std::string key = Adapter::name() + "/" + g.name();
+  const std::string name =
+      std::string("table3/") + Kernel::name + "/" + Adapter::name() + "." + Style::name + "/" + g.name();
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [key, g](benchmark::State& state) {
+                                 using C = typename Adapter::container;
+                                 const std::size_t n = tb::cfg().n;
+                                 C& c = tb::prepared<C>(
+                                     key, [&] { return tb::build_with_gaps<Adapter>(n, g); },
+                                     [](const C& cc) { return static_cast<std::size_t>(cc.size()); });
+                                 std::uint64_t sweep = 0;
+                                 for (auto _ : state) Kernel::template run<Style>(c, sweep++);
+                                 state.counters["live"] = static_cast<double>(tb::slot().live);
+                                 state.counters["n"] = static_cast<double>(n);
+                               })
+      ->Repetitions(tb::cfg().reps)
+      ->MinTime(0.2)
+      ->Unit(benchmark::kMillisecond);
+}
+
+// Every style and kernel over one prepared container, registered together
+// so that they share the setup.
+template <class Adapter, class... Styles>
+void register_container(const tb::gap_pattern& g) {
+  (register_sweep<Adapter, Styles, tb::kernel_sum>(g), ...);
+  (register_sweep<Adapter, Styles, tb::kernel_listing15>(g), ...);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tb::init(argc, argv, 20'000'000);
+  const tb::gap_pattern patterns[] = {{0.0, 1}, {0.1, 1}, {0.5, 1}};
+
+  register_container<tb::vector_adapter, tb::style_range_for>(patterns[0]);
+  register_container<tb::list_adapter, tb::style_range_for>(patterns[0]);
+  for (const auto& g : patterns) {
+    tb::for_each_pool_layout([&g](auto adapter) {
+      using A = decltype(adapter);
+      if constexpr (tb::has_segments<typename A::container>)
+        register_container<A, tb::style_for_each, tb::style_range_for, tb::style_segments>(g);
+      else
+        register_container<A, tb::style_for_each, tb::style_range_for>(g);
+    });
+#ifdef TRAVPOOL_BENCH_HAVE_COLONY
+    register_container<tb::colony_adapter, tb::style_range_for>(g);
+#endif
+#ifdef TRAVPOOL_BENCH_HAVE_CGAL
+    register_container<tb::cgal_adapter, tb::style_range_for>(g);
+#endif
+  }
+
+  benchmark::RunSpecifiedBenchmarks();
+  tb::release_prepared();
+  benchmark::Shutdown();
+}
