@@ -1,0 +1,311 @@
+// mesh_demo: the travpool halfedge mesh at work on millions of elements.
+//
+//   mesh_demo [--input FILE.off|FILE.obj] [--subdivide K] [--threads N]
+//             [--output FILE.off|FILE.obj] [--json FILE]
+//
+// Without --input it generates an icosahedron and applies 9 Loop levels
+// (5,242,880 faces); with --input, K defaults to 0. It then runs the mesh
+// benchmark suite serially, with OpenMP over the pools' partitions and with
+// TBB over the pools' ranges, and prints a table. --output writes the mesh
+// after subdivision and smoothing. --json writes the main timings.
+// Exit status: 0 on success, 1 on bad input, 2 on a bad command line.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <tbb/global_control.h>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include "algorithms.hpp"
+#include "generate.hpp"
+#include "io.hpp"
+
+using namespace travpool::mesh;
+
+namespace {
+
+constexpr const char* usage =
+    "usage: mesh_demo [--input FILE.off|FILE.obj] [--subdivide K] [--threads N]\n"
+    "                 [--output FILE.off|FILE.obj] [--json FILE]\n"
+    "  --input FILE    read a triangle mesh (default: a generated icosahedron)\n"
+    "  --subdivide K   Loop subdivision levels after reading (default: 9 for the\n"
+    "                  generated mesh, 0 for --input; 0 <= K <= 12)\n"
+    "  --threads N     threads for the parallel runs (default: all cores)\n"
+    "  --output FILE   write the mesh after subdivision and smoothing\n"
+    "  --json FILE     write vertices, edges, faces, threads, peak RSS and timings\n";
+
+struct options {
+  std::string input, output, json;
+  std::optional<int> subdivide;
+  int threads = 0;
+};
+
+[[noreturn]] void bad_command_line(const std::string& what) {
+  std::fprintf(stderr, "mesh_demo: %s\n%s", what.c_str(), usage);
+  std::exit(2);
+}
+
+int parse_int(const std::string& flag, const char* s, int lo, int hi) {
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(s, &end, 10);
+  if (*s == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi)
+    bad_command_line(flag + " needs an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" + s +
+                     "'");
+  return static_cast<int>(v);
+}
+
+options parse(int argc, char** argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(usage, stdout);
+      std::exit(0);
+    }
+    if (a != "--input" && a != "--subdivide" && a != "--threads" && a != "--output" && a != "--json")
+      bad_command_line("unknown argument '" + a + "'");
+    if (i + 1 >= argc) bad_command_line(a + " needs a value");
+    const char* v = argv[++i];
+    if (a == "--input")
+      o.input = v;
+    else if (a == "--output")
+      o.output = v;
+    else if (a == "--json")
+      o.json = v;
+    else if (a == "--subdivide")
+      o.subdivide = parse_int(a, v, 0, 12);
+    else
+      o.threads = parse_int(a, v, 1, 1024);
+  }
+  for (const std::string* f : {&o.input, &o.output}) {
+    if (f->empty()) continue;
+    const auto ext = travpool::mesh::detail::lower_extension(*f);
+    if (ext != "off" && ext != "obj") bad_command_line("'" + *f + "' is neither .off nor .obj");
+  }
+  return o;
+}
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+template <class F>
+double timed(F&& f) {
+  const double t0 = now();
+  f();
+  return now() - t0;
+}
+
+long long peak_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<long long>(u.ru_maxrss) * 1024;
+}
+
+void progress(const char* fmt, auto... args) {
+  std::fprintf(stderr, "[mesh_demo] ");
+  std::fprintf(stderr, fmt, args...);
+  std::fputc('\n', stderr);
+  std::fflush(stderr);
+}
+
+std::vector<vec3> positions(triangle_mesh& m) {
+  std::vector<vec3> p;
+  p.reserve(m.vertex_count());
+  m.vertices().for_each([&](vertex& v) { p.push_back(v.position()); });
+  return p;
+}
+void set_positions(triangle_mesh& m, const std::vector<vec3>& p) {
+  std::size_t i = 0;
+  m.vertices().for_each([&](vertex& v) { v.position() = p[i++]; });
+}
+template <class Get>
+double max_rel_error(triangle_mesh& m, const std::vector<vec3>& ref, Get get) {
+  double e = 0;
+  std::size_t i = 0;
+  m.vertices().for_each([&](vertex& v) {
+    const vec3& r = ref[i++];
+    e = std::max(e, norm(get(v) - r) / std::max(norm(r), 1e-300));
+  });
+  return e;
+}
+
+struct row {
+  std::string op;
+  double serial = -1, omp = -1, tbb = -1;
+  std::size_t v = 0, e = 0, f = 0;
+};
+
+void print_table(const std::vector<row>& rows, int threads) {
+  std::printf("\n%-16s %10s %10s %8s %10s %8s %11s %11s %11s\n", "operation", "serial s", "openmp s", "speedup",
+              "tbb s", "speedup", "vertices", "edges", "faces");
+  std::printf("%-16s %10s %10s %8s %10s %8s %11s %11s %11s\n", "", "", "", "", "", "", "", "", "");
+  for (const row& r : rows) {
+    auto t = [](double s) {
+      char b[32];
+      if (s < 0)
+        std::snprintf(b, sizeof b, "-");
+      else
+        std::snprintf(b, sizeof b, "%.3f", s);
+      return std::string(b);
+    };
+    auto sp = [](double s, double p) {
+      char b[32];
+      if (s < 0 || p <= 0)
+        std::snprintf(b, sizeof b, "-");
+      else
+        std::snprintf(b, sizeof b, "%.2fx", s / p);
+      return std::string(b);
+    };
+    std::printf("%-16s %10s %10s %8s %10s %8s %11zu %11zu %11zu\n", r.op.c_str(), t(r.serial).c_str(), t(r.omp).c_str(),
+                sp(r.serial, r.omp).c_str(), t(r.tbb).c_str(), sp(r.serial, r.tbb).c_str(), r.v, r.e, r.f);
+  }
+  std::printf("(parallel columns: %d threads; element counts after the operation)\n", threads);
+}
+
+int run(const options& o) {
+  const int threads = o.threads > 0 ? o.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+#if defined(_OPENMP)
+  omp_set_num_threads(threads);
+#endif
+  tbb::global_control tbb_threads(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+
+  const double t_start = now();
+  std::vector<row> rows;
+  auto counts = [](triangle_mesh& m, row r) {
+    r.v = m.vertex_count(), r.e = m.edge_count(), r.f = m.face_count();
+    return r;
+  };
+
+  triangle_mesh m;
+  double t_read = 0;
+  if (o.input.empty()) {
+    progress("generating an icosahedron");
+    t_read = timed([&] { m = icosahedron_soup().build(); });
+  } else {
+    progress("reading %s", o.input.c_str());
+    t_read = timed([&] { m = read_mesh(o.input); });
+  }
+  rows.push_back(counts(m, {.op = o.input.empty() ? "generate" : "read", .serial = t_read}));
+
+  const int levels = o.subdivide.value_or(o.input.empty() ? 9 : 0);
+  double t_sub = 0;
+  for (int i = 0; i < levels; ++i) {
+    if (m.face_count() > (std::size_t{1} << 31) / 4) {
+      std::fprintf(stderr, "mesh_demo: --subdivide %d would exceed 2^31 faces\n", levels);
+      return 1;
+    }
+    t_sub += timed([&] { loop_subdivide(m); });
+    progress("subdivided: level %d/%d, %zu faces, %.2f s", i + 1, levels, m.face_count(), t_sub);
+  }
+  rows.push_back(counts(m, {.op = "subdivide", .serial = t_sub}));
+
+  progress("validate");
+  rows.push_back(counts(m, {.op = "validate", .serial = timed([&] { m.validate(); })}));
+
+  progress("circulators");
+  circulation_counts cc;
+  rows.push_back(counts(m, {.op = "circulators", .serial = timed([&] { cc = circulate_all(m); })}));
+  if (cc.vertex_vertices != 2 * m.edge_count() || cc.face_vertices != 3 * m.face_count())
+    throw std::logic_error("circulator counts disagree with the element counts");
+
+  progress("barycenter");
+  vec3 center;
+  rows.push_back(counts(m, {.op = "barycenter", .serial = timed([&] { center = barycenter(m); })}));
+
+  // Normals: serial, then OpenMP and TBB; all must agree.
+  progress("normals (serial, openmp, tbb)");
+  row rn{.op = "normals"};
+  rn.serial = timed([&] { compute_normals(m, execution::serial); });
+  std::vector<vec3> ref_normals;
+  ref_normals.reserve(m.vertex_count());
+  m.vertices().for_each([&](vertex& v) { ref_normals.push_back(v.normal()); });
+  double err = 0;
+  m.vertices().for_each([](vertex& v) { v.normal() = {}; });
+  rn.omp = timed([&] { compute_normals(m, execution::openmp); });
+  err = std::max(err, max_rel_error(m, ref_normals, [](vertex& v) { return v.normal(); }));
+  m.vertices().for_each([](vertex& v) { v.normal() = {}; });
+  rn.tbb = timed([&] { compute_normals(m, execution::tbb); });
+  err = std::max(err, max_rel_error(m, ref_normals, [](vertex& v) { return v.normal(); }));
+  rows.push_back(counts(m, rn));
+  ref_normals = {};
+
+  progress("smooth10 (serial, openmp, tbb)");
+  row rs{.op = "smooth10"};
+  const auto start = positions(m);
+  rs.serial = timed([&] { smooth(m, 10, execution::serial); });
+  const auto ref_smooth = positions(m);
+  set_positions(m, start);
+  rs.omp = timed([&] { smooth(m, 10, execution::openmp); });
+  err = std::max(err, max_rel_error(m, ref_smooth, [](vertex& v) { return v.position(); }));
+  set_positions(m, start);
+  rs.tbb = timed([&] { smooth(m, 10, execution::tbb); });
+  err = std::max(err, max_rel_error(m, ref_smooth, [](vertex& v) { return v.position(); }));
+  rows.push_back(counts(m, rs));
+  if (err > 1e-12) throw std::logic_error("parallel results differ from the serial ones");
+
+  double t_write = 0;
+  if (!o.output.empty()) {
+    progress("writing %s", o.output.c_str());
+    t_write = timed([&] { write_mesh(m, o.output); });
+    rows.push_back(counts(m, {.op = "write", .serial = t_write}));
+  }
+
+  progress("split_collapse");
+  const auto v0 = m.vertex_count(), e0 = m.edge_count(), f0 = m.face_count();
+  split_collapse_result sc;
+  rows.push_back(counts(m, {.op = "split_collapse", .serial = timed([&] { sc = split_collapse(m); })}));
+  if (m.vertex_count() != v0 || m.edge_count() != e0 || m.face_count() != f0 || sc.refused != 0)
+    throw std::logic_error("split_collapse did not restore the mesh");
+  progress("validate");
+  rows.push_back(counts(m, {.op = "validate", .serial = timed([&] { m.validate(); })}));
+
+  print_table(rows, threads);
+  const long long rss = peak_rss_bytes();
+  std::printf("parallel == serial: max relative difference %.3g (normals and smooth10, openmp and tbb)\n", err);
+  std::printf("barycenter (%.6g, %.6g, %.6g); peak RSS %.1f MiB; pools: %zu + %zu + %zu bins; total %.1f s\n", center.x,
+              center.y, center.z, static_cast<double>(rss) / (1 << 20), m.vertices().bin_count(), m.edges().bin_count(),
+              m.faces().bin_count(), now() - t_start);
+
+  if (!o.json.empty()) {
+    std::ofstream js(o.json);
+    js.precision(6);
+    js << std::fixed;
+    js << "{\"vertices\":" << m.vertex_count() << ",\"edges\":" << m.edge_count() << ",\"faces\":" << m.face_count()
+       << ",\"threads\":" << threads << ",\"peak_rss_bytes\":" << rss << ",\"ops\":{\"read\":" << t_read
+       << ",\"subdivide\":" << t_sub << ",\"normals\":" << rn.omp << ",\"smooth10\":" << rs.omp
+       << ",\"split_collapse\":" << rows[rows.size() - 2].serial << ",\"write\":" << t_write << "}}\n";
+    if (!js.flush()) {
+      std::fprintf(stderr, "mesh_demo: cannot write %s\n", o.json.c_str());
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const options o = parse(argc, argv);
+  try {
+    return run(o);
+  } catch (const io_error& e) {
+    std::fprintf(stderr, "mesh_demo: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mesh_demo: error: %s\n", e.what());
+    return 1;
+  }
+}
