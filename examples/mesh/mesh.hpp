@@ -633,13 +633,15 @@ inline void triangle_mesh::remove_edge_helper(halfedge* h) {
   face* fo = o->face_;
   vertex* vh = h->to_;
   vertex* vo = o->to_;
+  // Only a boundary vertex needs its outgoing halfedge searched afresh.
+  const bool on_boundary = vh->out_->is_boundary() || vo->out_->is_boundary();
   for (halfedge* hc : out_halfedges(*vo)) hc->opposite()->to_ = vh;
   hp->link(hn);
   op->link(on);
   if (fh != nullptr) fh->half_ = hn;
   if (fo != nullptr) fo->half_ = on;
   if (vh->out_ == o) vh->out_ = hn;
-  adjust_out(*vh);
+  if (on_boundary) adjust_out(*vh);
   vertices_.destroy(vo);
   edges_.destroy(h->edge());
 }
@@ -656,10 +658,11 @@ inline void triangle_mesh::remove_loop_helper(halfedge* h) {
   o0->prev()->link(h1);
   h1->link(o0->next_);
   h1->face_ = fo;
-  v0->out_ = h1;
-  adjust_out(*v0);
-  v1->out_ = o1;
-  adjust_out(*v1);
+  // o0 (leaving v0) and h0 (leaving v1) vanish. h1 takes o0's face, so it
+  // is a boundary halfedge iff o0 was; h0 had a face, so v1 is on the
+  // boundary only if its outgoing halfedge already is a boundary one.
+  if (v0->out_ == o0) v0->out_ = h1;
+  if (v1->out_ == h0) v1->out_ = o1;
   if (fo != nullptr && fo->half_ == o0) fo->half_ = h1;
   if (fh != nullptr) faces_.destroy(fh);
   edges_.destroy(h0->edge());
