@@ -9,14 +9,23 @@
 // travpool::concurrent_allocator, fast = boost::fast_pool_allocator with its
 // default (mutex) policy, fast_nomutex = the same with null_mutex, std.
 // Compare medians of repetitions from one run, e.g.
-//   allocator_bench --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
+//   allocator_bench --benchmark_filter=churn --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
+//
+// memory/*: resident bytes per element of the three migrations of
+// docs/migrating.md (the code of tests/travpool/migration/cases.hpp), each
+// measured in a forked child so that no case sees another's freed memory.
+//   allocator_bench --benchmark_filter=memory
 #include <travpool/allocator.hpp>
+
+#include "../tests/travpool/migration/cases.hpp"
 
 #include <benchmark/benchmark.h>
 #include <boost/pool/pool_alloc.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <list>
 #include <map>
@@ -25,6 +34,10 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include <malloc.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -113,6 +126,167 @@ void umap_churn(benchmark::State& state) {
 TRAVPOOL_BENCH_ALL(list_churn, Arg(1000)->Arg(100000));
 TRAVPOOL_BENCH_ALL(map_churn, Arg(1000)->Arg(100000));
 TRAVPOOL_BENCH_ALL(umap_churn, Arg(1000)->Arg(100000));
+
+// ---------------------------------------------------------------------------
+// Memory of the migrations (docs/migrating.md)
+// ---------------------------------------------------------------------------
+
+constexpr std::size_t memory_n = 1'000'000;
+
+std::size_t resident_bytes() {
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return static_cast<std::size_t>(resident) * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// Runs f in a forked child. f(snap) calls snap() once to set the baseline,
+// then at each point of interest; returns the resident growth over the
+// baseline at each point, in bytes per memory_n elements.
+template <std::size_t Points, class F>
+std::array<double, Points> measure_in_child(F f) {
+  std::array<double, Points> out{};
+  int fd[2];
+  if (::pipe(fd) != 0) return out;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fd[0]);
+    std::array<double, Points> r{};
+    std::size_t i = 0, base = 0;
+    bool have_base = false;
+    f([&] {
+      const std::size_t now = resident_bytes();
+      if (!have_base) {
+        base = now;
+        have_base = true;
+      } else if (i < Points) {
+        r[i++] = (static_cast<double>(now) - static_cast<double>(base)) / memory_n;
+      }
+    });
+    [[maybe_unused]] auto w = ::write(fd[1], r.data(), sizeof r);
+    ::_exit(0);
+  }
+  ::close(fd[1]);
+  [[maybe_unused]] auto rd = ::read(fd[0], out.data(), sizeof out);
+  ::close(fd[0]);
+  ::waitpid(pid, nullptr, 0);
+  return out;
+}
+
+template <std::size_t Points>
+void report(benchmark::State& state, const std::array<double, Points>& r, std::array<const char*, Points> names) {
+  for (std::size_t i = 0; i < Points; ++i) state.counters[names[i]] = r[i];
+}
+
+// Every other element, by creation order (scattered), or the first half.
+bool removed(std::size_t i, bool scattered) { return scattered ? i % 2 == 1 : i < memory_n / 2; }
+
+void memory_object_pool_before(benchmark::State& state) {
+  for (auto _ : state) {
+    report<1>(state, measure_in_child<1>([](auto snap) {
+                migration::particles_before ps;
+                snap();
+                for (std::size_t i = 0; i < memory_n; ++i) ps.add(double(i), 0, 0);
+                snap();
+                benchmark::DoNotOptimize(ps.sum_x());
+              }),
+              {"B_per_elem_built"});
+  }
+}
+
+void memory_object_pool_after(benchmark::State& state) {
+  for (auto _ : state) {
+    report<1>(state, measure_in_child<1>([](auto snap) {
+                migration::particles_after ps;
+                snap();
+                for (std::size_t i = 0; i < memory_n; ++i) ps.add(double(i), 0, 0);
+                snap();
+                benchmark::DoNotOptimize(ps.sum_x());
+              }),
+              {"B_per_elem_built"});
+  }
+}
+
+void memory_vector_before(benchmark::State& state) {
+  const bool scattered = state.range(0) != 0;
+  for (auto _ : state) {
+    report<3>(state, measure_in_child<3>([scattered](auto snap) {
+                migration::vertex_store vs;
+                std::vector<migration::vertex_store::index> h;
+                h.resize(memory_n);  // the user's handles: resident before the baseline
+                snap();
+                for (std::size_t i = 0; i < memory_n; ++i) h[i] = vs.add({double(i), 0, 0});
+                snap();
+                for (std::size_t i = 0; i < memory_n; ++i)
+                  if (removed(i, scattered)) vs.remove(h[i]);
+                snap();
+                benchmark::DoNotOptimize(vs.garbage_collection());
+                snap();
+              }),
+              {"B_per_elem_built", "B_after_half_removed", "B_after_gc"});
+  }
+}
+
+void memory_vector_after(benchmark::State& state) {
+  const bool scattered = state.range(0) != 0;
+  for (auto _ : state) {
+    report<3>(state, measure_in_child<3>([scattered](auto snap) {
+                travpool::pool<migration::vertex> vs;
+                std::vector<migration::vertex*> h;
+                h.resize(memory_n);
+                snap();
+                for (std::size_t i = 0; i < memory_n; ++i) h[i] = migration::add(vs, {double(i), 0, 0});
+                snap();
+                for (std::size_t i = 0; i < memory_n; ++i)
+                  if (removed(i, scattered)) migration::remove(vs, h[i]);
+                snap();
+                vs.shrink_to_fit();
+                snap();
+              }),
+              {"B_per_elem_built", "B_after_half_removed", "B_after_gc"});
+  }
+}
+
+template <class List, class Release>
+void memory_list(benchmark::State& state, Release release) {
+  for (auto _ : state) {
+    report<3>(state, measure_in_child<3>([release](auto snap) {
+                snap();
+                {
+                  List l;
+                  for (std::size_t i = 0; i < memory_n; ++i) l.push_back({static_cast<std::uint32_t>(i), 0, 1.0});
+                  snap();
+                }
+                snap();
+                release();
+                snap();
+              }),
+              {"B_per_elem_built", "B_after_destroy", "B_after_release"});
+  }
+}
+
+void memory_list_fast_pool(benchmark::State& state) {
+  memory_list<migration::edge_list_before>(state, [] {
+    // What a user would have to write: the node size is the library's.
+    boost::singleton_pool<boost::fast_pool_allocator_tag, sizeof(std::_List_node<migration::edge>)>::release_memory();
+  });
+}
+void memory_list_travpool(benchmark::State& state) {
+  memory_list<migration::edge_list_after>(state, [] { travpool::allocator<migration::edge>::shrink_to_fit(); });
+}
+void memory_list_std(benchmark::State& state) {
+  memory_list<std::list<migration::edge>>(state, [] { ::malloc_trim(0); });
+}
+
+BENCHMARK(memory_object_pool_before)->Iterations(1)->Name("memory/object_pool_plus_vector");
+BENCHMARK(memory_object_pool_after)->Iterations(1)->Name("memory/travpool_pool_particles");
+BENCHMARK(memory_vector_before)->Iterations(1)->Arg(1)->Arg(0)->Name("memory/vector_freelist/scattered");
+BENCHMARK(memory_vector_after)->Iterations(1)->Arg(1)->Arg(0)->Name("memory/travpool_pool_vertices/scattered");
+BENCHMARK(memory_list_fast_pool)->Iterations(1)->Name("memory/list_fast_pool_allocator");
+BENCHMARK(memory_list_travpool)->Iterations(1)->Name("memory/list_travpool_allocator");
+BENCHMARK(memory_list_std)->Iterations(1)->Name("memory/list_std_allocator");
 
 }  // namespace
 
