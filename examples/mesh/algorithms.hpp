@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <numbers>
 #include <stdexcept>
+#include <unordered_map>
 #include <vector>
 
 #include <tbb/parallel_for.h>
@@ -131,22 +132,23 @@ inline void compute_normals(triangle_mesh& m, execution how = execution::serial)
 // --- smoothing -----------------------------------------------------------------
 
 // Uniform Laplacian smoothing, Jacobi style with two buffers (position and
-// scratch): each iteration moves every interior vertex to the average of
+// scratch, which is the normal's storage: normals are stale afterwards):
+// each iteration moves every interior vertex to the average of
 // its neighbours as they were before the iteration. Boundary and isolated
 // vertices stay.
 inline void smooth(triangle_mesh& m, int iterations, execution how = execution::serial) {
   for (int it = 0; it < iterations; ++it) {
     for_each_element(m.vertices(), how, [](vertex& v) {
       if (triangle_mesh::is_boundary(v)) {
-        v.scratch().point = v.position();
+        v.scratch() = v.position();
         return;
       }
       vec3 s;
       std::size_t n = 0;
       for (vertex* w : triangle_mesh::vertices_around(v)) s += w->position(), ++n;
-      v.scratch().point = s * (1.0 / static_cast<double>(n));
+      v.scratch() = s * (1.0 / static_cast<double>(n));
     });
-    for_each_element(m.vertices(), how, [](vertex& v) { v.position() = v.scratch().point; });
+    for_each_element(m.vertices(), how, [](vertex& v) { v.position() = v.scratch(); });
   }
 }
 
@@ -154,7 +156,7 @@ inline void smooth(triangle_mesh& m, int iterations, execution how = execution::
 
 // One level of Loop subdivision (Loop 1987; boundary rules of Hoppe et al.):
 // every triangle becomes four. In place: the old vertices' new positions go
-// to their scratch buffers, every old edge gets a new vertex at its edge
+// to their scratch buffers (normals are stale afterwards), every old edge gets a new vertex at its edge
 // point, then every old face (a hexagon by now) has its three corners cut.
 // Faces' half() ends at a new vertex after the edge splits, which tells
 // corners from new vertices without a flag.
@@ -162,13 +164,13 @@ inline void loop_subdivide(triangle_mesh& m) {
   // 1. New positions of the old vertices.
   m.vertices().for_each([](vertex& v) {
     if (v.is_isolated()) {
-      v.scratch().point = v.position();
+      v.scratch() = v.position();
       return;
     }
     if (triangle_mesh::is_boundary(v)) {
       halfedge* b = v.out();  // boundary: v -> next
       const vec3 p = 0.75 * v.position() + 0.125 * (b->to()->position() + b->prev()->from()->position());
-      v.scratch().point = p;
+      v.scratch() = p;
       return;
     }
     vec3 s;
@@ -177,7 +179,7 @@ inline void loop_subdivide(triangle_mesh& m) {
     const double dn = static_cast<double>(n);
     const double t = 0.375 + 0.25 * std::cos(2 * std::numbers::pi / dn);
     const double beta = (0.625 - t * t) / dn;
-    v.scratch().point = (1.0 - dn * beta) * v.position() + beta * s;
+    v.scratch() = (1.0 - dn * beta) * v.position() + beta * s;
   });
   // 2. Edge points of the old edges.
   std::vector<edge*> old_edges;
@@ -198,7 +200,8 @@ inline void loop_subdivide(triangle_mesh& m) {
   old_faces.reserve(m.face_count());
   for (face& f : m.faces()) old_faces.push_back(&f);
   // 3. Split every old edge.
-  for (std::size_t i = 0; i < old_edges.size(); ++i) m.insert_vertex(*old_edges[i]->half(0), points[i]);
+  for (std::size_t i = 0; i < old_edges.size(); ++i)
+    m.insert_vertex(*old_edges[i]->half(0), points[i])->scratch() = points[i];
   old_edges = {};
   points = {};
   // 4. Cut the corners of every old face: f.half() ends at a new vertex.
@@ -207,7 +210,7 @@ inline void loop_subdivide(triangle_mesh& m) {
     for (int i = 0; i < 3; ++i) h = m.insert_edge(*h, *h->next()->next());
   }
   // 5. Move the old vertices (the new ones hold their position in scratch).
-  m.vertices().for_each([](vertex& v) { v.position() = v.scratch().point; });
+  m.vertices().for_each([](vertex& v) { v.position() = v.scratch(); });
 }
 
 // --- split and collapse ----------------------------------------------------------
@@ -255,25 +258,28 @@ inline split_collapse_result split_collapse(triangle_mesh& m) {
 
 // --- export ------------------------------------------------------------------------
 
-// Writes the mesh as a triangle soup, numbering vertices in traversal order
-// (uses the vertices' scratch areas).
-inline void to_triangles(triangle_mesh& m, std::vector<vec3>& points,
+// Numbers the vertices 0, 1, ... in traversal order.
+inline std::unordered_map<const vertex*, std::uint32_t> vertex_numbers(const triangle_mesh& m) {
+  std::unordered_map<const vertex*, std::uint32_t> n;
+  n.reserve(m.vertex_count());
+  std::uint32_t i = 0;
+  for (const vertex& v : m.vertices()) n.emplace(&v, i++);
+  return n;
+}
+
+// Writes the mesh as a triangle soup, numbering vertices in traversal order.
+inline void to_triangles(const triangle_mesh& m, std::vector<vec3>& points,
                          std::vector<std::array<std::uint32_t, 3>>& triangles) {
   points.clear();
   triangles.clear();
   points.reserve(m.vertex_count());
   triangles.reserve(m.face_count());
-  std::uint64_t i = 0;
-  m.vertices().for_each([&](vertex& v) {
-    v.scratch().index = i++;
-    points.push_back(v.position());
-  });
-  m.faces().for_each([&](face& f) {
+  const auto number = vertex_numbers(m);
+  for (const vertex& v : m.vertices()) points.push_back(v.position());
+  for (const face& f : m.faces()) {
     const auto c = triangle_mesh::corners(f);
-    triangles.push_back({static_cast<std::uint32_t>(c[0]->scratch().index),
-                         static_cast<std::uint32_t>(c[1]->scratch().index),
-                         static_cast<std::uint32_t>(c[2]->scratch().index)});
-  });
+    triangles.push_back({number.at(c[0]), number.at(c[1]), number.at(c[2])});
+  }
 }
 
 }  // namespace travpool::mesh

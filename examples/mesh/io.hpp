@@ -349,9 +349,8 @@ inline void write_mesh(triangle_mesh& m, const std::string& path) {
     buf += "OFF\n";
     num(m.vertex_count()), buf += ' ', num(m.face_count()), buf += " 0\n";
   }
-  std::uint64_t i = 0;
+  const auto number = vertex_numbers(m);
   m.vertices().for_each([&](vertex& v) {
-    v.scratch().index = i++;
     if (!off) buf += "v ";
     num(v.position().x), buf += ' ', num(v.position().y), buf += ' ', num(v.position().z), buf += '\n';
     flush(false);
@@ -359,7 +358,7 @@ inline void write_mesh(triangle_mesh& m, const std::string& path) {
   const std::uint64_t base = off ? 0 : 1;
   m.faces().for_each([&](face& fc) {
     buf += off ? "3" : "f";
-    for (vertex* v : triangle_mesh::vertices_of(fc)) buf += ' ', num(v->scratch().index + base);
+    for (vertex* v : triangle_mesh::vertices_of(fc)) buf += ' ', num(number.at(v) + base);
     buf += '\n';
     flush(false);
   });

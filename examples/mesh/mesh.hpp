@@ -88,7 +88,7 @@ class topology_error : public std::runtime_error {
 
 class vertex {
  public:
-  explicit vertex(const vec3& p) noexcept : position_(p), scratch_{p} {}
+  explicit vertex(const vec3& p) noexcept : position_(p) {}
 
   vec3& position() noexcept { return position_; }
   const vec3& position() const noexcept { return position_; }
@@ -99,19 +99,15 @@ class vertex {
   halfedge* out() const noexcept { return out_; }
   bool is_isolated() const noexcept { return out_ == nullptr; }
 
-  // Per-vertex work area for algorithms (smoothing and subdivision buffers,
-  // output numbering). Not part of the mesh's state.
-  union scratch_area {
-    vec3 point;
-    std::uint64_t index;
-  };
-  scratch_area& scratch() noexcept { return scratch_; }
+  // The second position buffer of smoothing and subdivision. It shares the
+  // normal's storage: moving vertices invalidates normals anyway, and a
+  // vertex of 56 bytes fills exactly one 64-byte chunk of its pool.
+  vec3& scratch() noexcept { return normal_; }
 
  private:
   friend class triangle_mesh;
   vec3 position_;
   vec3 normal_{};
-  scratch_area scratch_;
   halfedge* out_ = nullptr;
 };
 
@@ -123,8 +119,10 @@ class halfedge {
 
   vertex* to() const noexcept { return to_; }
   vertex* from() const noexcept { return opposite()->to_; }
-  halfedge* next() const noexcept { return next_; }
-  halfedge* prev() const noexcept { return reinterpret_cast<halfedge*>(prev_bits_ & ~std::uintptr_t{1}); }
+  halfedge* next() const noexcept { return reinterpret_cast<halfedge*>(next_bits_ & ~std::uintptr_t{1}); }
+  // Not stored: two steps forward in a triangle; around from() for a
+  // boundary halfedge (O(valence)). Null if the links do not close.
+  halfedge* prev() const noexcept;
   // The other half of the same edge: this + 1 or this - 1.
   halfedge* opposite() const noexcept {
     auto* self = const_cast<halfedge*>(this);
@@ -135,26 +133,21 @@ class halfedge {
   mesh::face* face() const noexcept { return face_; }
   bool is_boundary() const noexcept { return face_ == nullptr; }
   // 0 for the first half of its edge, 1 for the second.
-  unsigned side() const noexcept { return static_cast<unsigned>(prev_bits_ & 1); }
+  unsigned side() const noexcept { return static_cast<unsigned>(next_bits_ & 1); }
 
  private:
   friend class triangle_mesh;
   friend class edge;
-  void set_prev(halfedge* p) noexcept { prev_bits_ = reinterpret_cast<std::uintptr_t>(p) | (prev_bits_ & 1); }
-  void link(halfedge* n) noexcept {
-    next_ = n;
-    n->set_prev(this);
-  }
+  void link(halfedge* n) noexcept { next_bits_ = reinterpret_cast<std::uintptr_t>(n) | (next_bits_ & 1); }
 
   vertex* to_ = nullptr;
-  halfedge* next_ = nullptr;
-  std::uintptr_t prev_bits_ = 0;  // prev pointer | side bit
+  std::uintptr_t next_bits_ = 0;  // next pointer | side bit
   mesh::face* face_ = nullptr;
 };
 
 class edge {
  public:
-  edge() noexcept { halves_[1].prev_bits_ = 1; }
+  edge() noexcept { halves_[1].next_bits_ = 1; }
   halfedge* half(unsigned i) noexcept { return &halves_[i]; }
   const halfedge* half(unsigned i) const noexcept { return &halves_[i]; }
   bool is_boundary() const noexcept { return halves_[0].is_boundary() || halves_[1].is_boundary(); }
@@ -163,6 +156,25 @@ class edge {
   friend class halfedge;
   halfedge halves_[2];
 };
+
+inline halfedge* halfedge::prev() const noexcept {
+  constexpr int limit = 1 << 16;
+  if (face_ != nullptr) {
+    halfedge* h = next();
+    for (int i = 0; h != nullptr && i < limit; ++i, h = h->next())
+      if (h->next() == this) return h;
+    return nullptr;
+  }
+  // The outgoing halfedges g of from() follow each other as
+  // g -> g->opposite()->next(); prev is the opposite of this one's predecessor.
+  halfedge* g = const_cast<halfedge*>(this);
+  for (int i = 0; g != nullptr && i < limit; ++i) {
+    halfedge* in = g->opposite();
+    if (in->next() == this) return in;
+    g = in->next();
+  }
+  return nullptr;
+}
 
 inline edge* halfedge::edge() const noexcept {
   // halves_ is the first member of the standard-layout class edge.
@@ -450,7 +462,7 @@ inline triangle_mesh triangle_mesh::from_triangles(std::span<const vec3> points,
   std::vector<halfedge*> boundary_out(nv, nullptr);
   for (std::size_t s = 0; s < 3 * nf; ++s) {
     halfedge* o = hs[s]->opposite();
-    if (o->face_ != nullptr || o->next_ != nullptr) continue;
+    if (o->face_ != nullptr || o->next() != nullptr) continue;
     const std::uint32_t from = target(static_cast<std::uint32_t>(s));
     if (boundary_out[from] != nullptr)
       throw topology_error(s / 3, "non-manifold vertex " + std::to_string(from) +
@@ -490,9 +502,9 @@ inline triangle_mesh triangle_mesh::from_triangles(std::span<const vec3> points,
 }
 
 inline vertex* triangle_mesh::split(face& f, const vec3& p) {
-  halfedge* h0 = f.half_;    // a -> b
-  halfedge* h1 = h0->next_;  // b -> c
-  halfedge* h2 = h1->next_;  // c -> a
+  halfedge* h0 = f.half_;     // a -> b
+  halfedge* h1 = h0->next();  // b -> c
+  halfedge* h2 = h1->next();  // c -> a
   vertex* a = h2->to_;
   vertex* b = h0->to_;
   vertex* c = h1->to_;
@@ -523,7 +535,7 @@ inline vertex* triangle_mesh::insert_vertex(halfedge& h0r, const vec3& p) {
   // before: v0 --h0--> v2, v2 --o0--> v0; after: v0 --h0--> v --h1--> v2,
   // v2 --o1--> v --o0--> v0.
   halfedge* h0 = &h0r;
-  halfedge* h2 = h0->next_;
+  halfedge* h2 = h0->next();
   halfedge* o0 = h0->opposite();
   halfedge* o2 = o0->prev();
   vertex* v2 = h0->to_;
@@ -552,8 +564,8 @@ inline vertex* triangle_mesh::insert_vertex(halfedge& h0r, const vec3& p) {
 inline halfedge* triangle_mesh::insert_edge(halfedge& h0r, halfedge& h1r) {
   halfedge* h0 = &h0r;
   halfedge* h1 = &h1r;
-  halfedge* h2 = h0->next_;
-  halfedge* h3 = h1->next_;
+  halfedge* h2 = h0->next();
+  halfedge* h3 = h1->next();
   edge* e = new_edge(h0->to_, h1->to_);
   halfedge* h4 = e->half(0);
   halfedge* h5 = e->half(1);
@@ -568,7 +580,7 @@ inline halfedge* triangle_mesh::insert_edge(halfedge& h0r, halfedge& h1r) {
   halfedge* h = h2;
   do {
     h->face_ = f1;
-    h = h->next_;
+    h = h->next();
   } while (h != h2);
   return h4;
 }
@@ -617,17 +629,17 @@ inline void triangle_mesh::collapse(halfedge& h) {
   halfedge* h0 = &h;
   halfedge* h1 = h0->prev();
   halfedge* o0 = h0->opposite();
-  halfedge* o1 = o0->next_;
+  halfedge* o1 = o0->next();
   remove_edge_helper(h0);
-  if (h1->next_->next_ == h1) remove_loop_helper(h1);
-  if (o1->next_->next_ == o1) remove_loop_helper(o1);
+  if (h1->next()->next() == h1) remove_loop_helper(h1);
+  if (o1->next()->next() == o1) remove_loop_helper(o1);
 }
 
 inline void triangle_mesh::remove_edge_helper(halfedge* h) {
-  halfedge* hn = h->next_;
+  halfedge* hn = h->next();
   halfedge* hp = h->prev();
   halfedge* o = h->opposite();
-  halfedge* on = o->next_;
+  halfedge* on = o->next();
   halfedge* op = o->prev();
   face* fh = h->face_;
   face* fo = o->face_;
@@ -648,15 +660,17 @@ inline void triangle_mesh::remove_edge_helper(halfedge* h) {
 
 inline void triangle_mesh::remove_loop_helper(halfedge* h) {
   halfedge* h0 = h;
-  halfedge* h1 = h0->next_;
+  halfedge* h1 = h0->next();
   halfedge* o0 = h0->opposite();
   halfedge* o1 = h1->opposite();
   vertex* v0 = h0->to_;
   vertex* v1 = h1->to_;
   face* fh = h0->face_;
   face* fo = o0->face_;
-  o0->prev()->link(h1);
-  h1->link(o0->next_);
+  halfedge* o0p = o0->prev();
+  halfedge* o0n = o0->next();
+  o0p->link(h1);
+  h1->link(o0n);
   h1->face_ = fo;
   // o0 (leaving v0) and h0 (leaving v1) vanish. h1 takes o0's face, so it
   // is a boundary halfedge iff o0 was; h0 had a face, so v1 is on the
