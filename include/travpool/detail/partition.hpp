@@ -76,7 +76,8 @@ inline std::vector<std::size_t> balanced_cuts(const bin_index& index, std::size_
   cuts[k] = index.bins();
   for (std::size_t r = 1; r < k; ++r) {
     // r * total / k without overflow for any realistic total.
-    const std::size_t target = static_cast<std::size_t>((static_cast<unsigned __int128>(total) * r) / k);
+    const std::size_t target = static_cast<std::size_t>(
+        (static_cast<long double>(total) * static_cast<long double>(r)) / static_cast<long double>(k));
     cuts[r] = index.boundary_near(cuts[r - 1], index.bins(), target);
   }
   return cuts;

@@ -1,0 +1,26 @@
+// The policy combinations every pool test runs over (TEMPLATE_TEST_CASE).
+#pragma once
+
+#include <travpool/pool.hpp>
+
+namespace travpool::test {
+
+template <class... Options>
+struct options {};
+
+template <class T, class Opts>
+struct make_pool;
+template <class T, class... Options>
+struct make_pool<T, options<Options...>> {
+  using type = basic_pool<T, Options...>;
+};
+template <class T, class Opts>
+using pool_t = typename make_pool<T, Opts>::type;
+
+}  // namespace travpool::test
+
+// Every layout; each test instantiates travpool::test::pool_t<T, TestType>.
+#define TRAVPOOL_TEST_LAYOUTS travpool::test::options<travpool::layout::interleaved>
+
+// Every layout x synchronisation policy.
+#define TRAVPOOL_TEST_POLICIES TRAVPOOL_TEST_LAYOUTS
