@@ -4,6 +4,8 @@
 //   list_churn:  push_back N, pop_front all; repeated
 //   map_churn:   insert N random keys, erase them in another random order
 //   umap_churn:  the same with std::unordered_map (buckets kept between rounds)
+//   node_churn:  the allocator alone: allocate 1000 nodes, free them in
+//                order (/0) or in random order (/1)
 //
 // Allocators: tp = travpool::allocator (single-threaded), tp_mt =
 // travpool::concurrent_allocator, fast = boost::fast_pool_allocator with its
@@ -116,6 +118,26 @@ void umap_churn(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
 }
 
+// The allocator alone: allocate(1) 1000 nodes of 24 B, then free them in
+// allocation order (arg 0) or in a random order (arg 1).
+template <class Which>
+void node_churn(benchmark::State& state) {
+  struct node {
+    std::uint64_t w[3];
+  };
+  typename Which::template alloc<node> a;
+  std::vector<node*> p(1000);
+  std::vector<std::size_t> order(p.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (state.range(0) != 0) std::shuffle(order.begin(), order.end(), std::mt19937(1));
+  for (auto _ : state) {
+    for (auto& x : p) x = a.allocate(1);
+    benchmark::ClobberMemory();
+    for (std::size_t i : order) a.deallocate(p[i], 1);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * p.size()));
+}
+
 #define TRAVPOOL_BENCH_ALL(fn, ...)                  \
   BENCHMARK_TEMPLATE(fn, tp)->__VA_ARGS__;           \
   BENCHMARK_TEMPLATE(fn, tp_mt)->__VA_ARGS__;        \
@@ -123,6 +145,7 @@ void umap_churn(benchmark::State& state) {
   BENCHMARK_TEMPLATE(fn, fast_nomutex)->__VA_ARGS__; \
   BENCHMARK_TEMPLATE(fn, std_alloc)->__VA_ARGS__
 
+TRAVPOOL_BENCH_ALL(node_churn, Arg(0)->Arg(1));
 TRAVPOOL_BENCH_ALL(list_churn, Arg(1000)->Arg(100000));
 TRAVPOOL_BENCH_ALL(map_churn, Arg(1000)->Arg(100000));
 TRAVPOOL_BENCH_ALL(umap_churn, Arg(1000)->Arg(100000));
