@@ -75,6 +75,12 @@ class edge;
 class face;
 class triangle_mesh;
 
+namespace detail {
+enum class circulate { out_halfedges, vertices, faces };
+template <circulate Kind, bool AroundFace = false>
+class circulator;
+}  // namespace detail
+
 // Thrown by triangle_mesh::from_triangles for input that is not a manifold
 // triangle mesh; `face_index` is the offending triangle.
 class topology_error : public std::runtime_error {
@@ -119,7 +125,7 @@ class halfedge {
 
   vertex* to() const noexcept { return to_; }
   vertex* from() const noexcept { return opposite()->to_; }
-  halfedge* next() const noexcept { return reinterpret_cast<halfedge*>(next_bits_ & ~std::uintptr_t{1}); }
+  halfedge* next() const noexcept { return reinterpret_cast<halfedge*>(next_bits_ & ~tag_mask); }
   // Not stored: two steps forward in a triangle; around from() for a
   // boundary halfedge (O(valence)). Null if the links do not close.
   halfedge* prev() const noexcept;
@@ -133,21 +139,29 @@ class halfedge {
   mesh::face* face() const noexcept { return face_; }
   bool is_boundary() const noexcept { return face_ == nullptr; }
   // 0 for the first half of its edge, 1 for the second.
-  unsigned side() const noexcept { return static_cast<unsigned>(next_bits_ & 1); }
+  unsigned side() const noexcept { return static_cast<unsigned>((next_bits_ & own_side_bit) >> 1); }
 
  private:
   friend class triangle_mesh;
   friend class edge;
-  void link(halfedge* n) noexcept { next_bits_ = reinterpret_cast<std::uintptr_t>(n) | (next_bits_ & 1); }
+  template <detail::circulate, bool>
+  friend class detail::circulator;
+  // Requires: n's own side bit is set (edges set it when constructed).
+  void link(halfedge* n) noexcept {
+    next_bits_ = reinterpret_cast<std::uintptr_t>(n) | n->side() | (next_bits_ & own_side_bit);
+  }
+  static constexpr std::uintptr_t next_side_bit = 1;  // side of next()
+  static constexpr std::uintptr_t own_side_bit = 2;   // side of this halfedge
+  static constexpr std::uintptr_t tag_mask = 3;
 
   vertex* to_ = nullptr;
-  std::uintptr_t next_bits_ = 0;  // next pointer | side bit
+  std::uintptr_t next_bits_ = 0;  // next pointer | own side << 1 | next's side
   mesh::face* face_ = nullptr;
 };
 
 class edge {
  public:
-  edge() noexcept { halves_[1].next_bits_ = 1; }
+  edge() noexcept { halves_[1].next_bits_ = halfedge::own_side_bit; }
   halfedge* half(unsigned i) noexcept { return &halves_[i]; }
   const halfedge* half(unsigned i) const noexcept { return &halves_[i]; }
   bool is_boundary() const noexcept { return halves_[0].is_boundary() || halves_[1].is_boundary(); }
@@ -196,11 +210,11 @@ class face {
 
 namespace detail {
 
-enum class circulate { out_halfedges, vertices, faces };
-
 // Iterates the outgoing halfedges of a vertex (h -> h->opposite()->next()),
-// or the halfedges of a face (h -> h->next()), projecting each.
-template <circulate Kind, bool AroundFace = false>
+// or the halfedges of a face (h -> h->next()), projecting each. It keeps the
+// side bit of the current halfedge, read from the link that led to it, so a
+// step loads one word (as h ^ 1 does in an index mesh), not two.
+template <circulate Kind, bool AroundFace>
 class circulator {
  public:
   using iterator_category = std::forward_iterator_tag;
@@ -211,7 +225,10 @@ class circulator {
   using pointer = void;
 
   circulator() = default;
-  explicit circulator(halfedge* start) noexcept : start_(start), h_(start) { skip(); }
+  explicit circulator(halfedge* start) noexcept
+      : start_(start), h_(start), side_(start == nullptr ? 0 : start->side()) {
+    skip();
+  }
 
   value_type operator*() const noexcept {
     if constexpr (Kind == circulate::vertices)
@@ -235,7 +252,10 @@ class circulator {
 
  private:
   void step() noexcept {
-    h_ = AroundFace ? h_->next() : h_->opposite()->next();
+    const halfedge* from = AroundFace ? h_ : (side_ == 0 ? h_ + 1 : h_ - 1);
+    const std::uintptr_t w = from->next_bits_;
+    h_ = reinterpret_cast<halfedge*>(w & ~halfedge::tag_mask);
+    side_ = static_cast<unsigned>(w & halfedge::next_side_bit);
     if (h_ == start_) h_ = nullptr;
   }
   // vertex -> faces skips the boundary halfedge.
@@ -245,6 +265,7 @@ class circulator {
   }
   halfedge* start_ = nullptr;
   halfedge* h_ = nullptr;
+  unsigned side_ = 0;
 };
 
 template <class It>
@@ -691,6 +712,8 @@ inline void triangle_mesh::validate() const {
       const halfedge* h = e.half(s);
       ++halfedges;
       if (h->side() != s) fail("halfedge side bit is wrong");
+      if (h->next() != nullptr && (h->next_bits_ & halfedge::next_side_bit) != h->next()->side())
+        fail("the side bit kept with next is wrong");
       if (h->opposite()->opposite() != h || h->opposite()->edge() != &e) fail("opposite is inconsistent");
       if (!live_h(h->next()) || !live_h(h->prev())) fail("next or prev is not a live halfedge");
       if (h->next()->prev() != h || h->prev()->next() != h) fail("next and prev disagree");
