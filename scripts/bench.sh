@@ -10,7 +10,8 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 n=20000000
-reps=5
+reps=5        # fig11, table3, gaps
+reps_long=3   # erase: each repetition rebuilds N elements
 build_dir="$repo/build/bench"
 out_dir=""
 only="fig11,table2,table3,erase,gaps"
@@ -24,7 +25,8 @@ usage: scripts/bench.sh [flags]
 
   --paper          the paper's scale, N = 200,000,000 (needs ~14 GiB; takes hours)
   --n N            elements per container (default 20,000,000)
-  --reps R         repetitions of every benchmark (default 5; 3 with --paper)
+  --reps R         repetitions of every benchmark (default 5, but 3 for erase, whose
+                   repetitions each rebuild N elements; 3 for all with --paper)
   --quick          N = 2,000,000 and 3 repetitions (a smoke run, about 2 minutes)
   --only LIST      comma-separated subset of: fig11,table2,table3,erase,gaps
   --build-dir DIR  CMake build directory (default build/bench)
@@ -37,12 +39,12 @@ EOF
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --paper) n=200000000; reps=3 ;;
+    --paper) n=200000000; reps=3; reps_long=3 ;;
     --n) n="$2"; shift ;;
     --n=*) n="${1#*=}" ;;
-    --reps) reps="$2"; shift ;;
-    --reps=*) reps="${1#*=}" ;;
-    --quick) n=2000000; reps=3 ;;
+    --reps) reps="$2"; reps_long="$2"; shift ;;
+    --reps=*) reps="${1#*=}"; reps_long="$reps" ;;
+    --quick) n=2000000; reps=3; reps_long=3 ;;
     --only) only="$2"; shift ;;
     --only=*) only="${1#*=}" ;;
     --build-dir) build_dir="$2"; shift ;;
@@ -96,19 +98,19 @@ cmake --build "$build_dir" --target "${programs[@]}" -j"$(nproc)"
 bin="$build_dir/bench"
 
 mkdir -p "$out_dir"
-echo "n=$n reps=$reps only=$only jcc_fix=$jcc_fix commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+echo "n=$n reps=$reps reps_erase=$reps_long only=$only jcc_fix=$jcc_fix commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
   >"$out_dir/run.txt"
-say "N = $n elements, $reps repetitions; JSON goes to $out_dir"
+say "N = $n elements, $reps / $reps_long repetitions; JSON goes to $out_dir"
 
 # --- 3. run --------------------------------------------------------------------
-run_gbench() {  # name json
-  say "$1: running (one line per benchmark as it finishes)"
-  "$bin/$1" --n="$n" --reps="$reps" --benchmark_out="$out_dir/$2.json" --benchmark_out_format=json \
+run_gbench() {  # name json reps
+  say "$1: running, $3 repetitions (one line per benchmark as it finishes)"
+  "$bin/$1" --n="$n" --reps="$3" --benchmark_out="$out_dir/$2.json" --benchmark_out_format=json \
     --benchmark_display_aggregates_only=true --benchmark_counters_tabular=false |
     { grep --line-buffered -v -E '_(mean|stddev|cv) ' || true; }
 }
 
-wants fig11 && run_gbench fig11_create_bench fig11
+wants fig11 && run_gbench fig11_create_bench fig11 "$reps"
 if wants table2; then
   mapfile -t containers < <("$bin/memory_probe_bench" --list)
   say "memory_probe_bench: one process per container (${#containers[@]} containers)"
@@ -119,7 +121,7 @@ if wants table2; then
       i=$((i + 1))
       printf '  [%2d/%d] %-34s' "$i" "${#containers[@]}" "$c" >&2
       line=$("$bin/memory_probe_bench" --container="$c" --n="$n")
-      python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(" %7.2f B/elem, peak %8.1f MiB" % (d["bytes_per_element"], d["peak_rss"]/2**20))' "$line" >&2
+      /usr/bin/python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(" %7.2f B/elem, peak %8.1f MiB" % (d["bytes_per_element"], d["peak_rss"]/2**20))' "$line" >&2
       [[ $i -gt 1 ]] && echo ","
       printf '%s' "$line"
     done
@@ -127,9 +129,9 @@ if wants table2; then
     echo "]"
   } >"$out_dir/table2.json"
 fi
-wants table3 && run_gbench table3_sweep_bench table3
-wants erase && run_gbench erase_bench erase
-wants gaps && run_gbench gap_pattern_bench gaps
+wants table3 && run_gbench table3_sweep_bench table3 "$reps"
+wants erase && run_gbench erase_bench erase "$reps_long"
+wants gaps && run_gbench gap_pattern_bench gaps "$reps"
 
 # --- 4. report -----------------------------------------------------------------
 if [[ $report -eq 1 ]]; then

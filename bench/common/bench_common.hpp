@@ -25,6 +25,7 @@
 #include <iterator>
 #include <list>
 #include <memory>
+#include <ranges>
 #include <span>
 #include <string>
 #include <utility>
@@ -338,9 +339,11 @@ void for_each_pool_layout(F&& f) {
 // ---------------------------------------------------------------------------
 // Sweeps: the ways a program visits every live element.
 
+// segments(): a range of contiguous runs of live elements (std::span<T>),
+// provided by layouts that store payloads contiguously.
 template <class P>
 concept has_segments = requires(P& p) {
-  { *std::begin(p.segments()) } -> std::convertible_to<std::span<typename P::value_type>>;
+  { p.segments() } -> std::ranges::range;
 };
 
 struct style_range_for {
@@ -362,7 +365,7 @@ struct style_segments {
   template <class C, class F>
   static void sweep(C& c, F&& f) {
     if constexpr (has_segments<C>) {
-      for (std::span<typename C::value_type> s : c.segments())
+      for (auto&& s : c.segments())
         for (auto& e : s) f(e);
     }
   }
