@@ -28,20 +28,34 @@ using travpool::allocator;
 using travpool::allocator_stats;
 using travpool::concurrent_allocator;
 
-template <class T>
-using tp_list = std::list<T, allocator<T>>;
-template <class K>
-using tp_set = std::set<K, std::less<K>, allocator<K>>;
-template <class K>
-using tp_mset = std::multiset<K, std::less<K>, allocator<K>>;
-template <class K, class V>
-using tp_map = std::map<K, V, std::less<K>, allocator<std::pair<const K, V>>>;
-template <class K, class V>
-using tp_umap = std::unordered_map<K, V, std::hash<K>, std::equal_to<K>, allocator<std::pair<const K, V>>>;
-template <class K>
-using tp_uset = std::unordered_set<K, std::hash<K>, std::equal_to<K>, allocator<K>>;
+// The two variants; the container tests run on both.
+struct single_threaded {
+  template <class T>
+  using alloc = allocator<T>;
+};
+struct thread_safe {
+  template <class T>
+  using alloc = concurrent_allocator<T>;
+};
 
-std::size_t live_nodes() { return allocator<int>::stats().nodes; }
+template <class V, class T>
+using tp_list = std::list<T, typename V::template alloc<T>>;
+template <class V, class K>
+using tp_set = std::set<K, std::less<K>, typename V::template alloc<K>>;
+template <class V, class K>
+using tp_mset = std::multiset<K, std::less<K>, typename V::template alloc<K>>;
+template <class V, class K, class M>
+using tp_map = std::map<K, M, std::less<K>, typename V::template alloc<std::pair<const K, M>>>;
+template <class V, class K, class M>
+using tp_umap =
+    std::unordered_map<K, M, std::hash<K>, std::equal_to<K>, typename V::template alloc<std::pair<const K, M>>>;
+template <class V, class K>
+using tp_uset = std::unordered_set<K, std::hash<K>, std::equal_to<K>, typename V::template alloc<K>>;
+
+template <class V = single_threaded>
+std::size_t live_nodes() {
+  return V::template alloc<int>::stats().nodes;
+}
 
 template <class A, class B>
 bool same_sequence(const A& a, const B& b) {
@@ -107,17 +121,17 @@ TEST_CASE("allocator: Allocator requirements and traits", "[allocator]") {
 
 TEST_CASE("allocator: allocate(1) takes a pool chunk, other requests go to operator new", "[allocator]") {
   allocator<int> a;
-  const std::size_t base = live_nodes();
+  const std::size_t base = live_nodes<>();
   int* p = a.allocate(1);
-  CHECK(live_nodes() == base + 1);
+  CHECK(live_nodes<>() == base + 1);
   *p = 42;
   int* q = a.allocate(3);
-  CHECK(live_nodes() == base + 1);  // not pooled
+  CHECK(live_nodes<>() == base + 1);  // not pooled
   q[0] = q[1] = q[2] = 7;
   a.deallocate(q, 3);
   CHECK(*p == 42);
   a.deallocate(p, 1);
-  CHECK(live_nodes() == base);
+  CHECK(live_nodes<>() == base);
 
   SECTION("pointers are distinct, aligned and reused after free") {
     std::vector<int*> ps;
@@ -125,12 +139,12 @@ TEST_CASE("allocator: allocate(1) takes a pool chunk, other requests go to opera
     std::vector<int*> sorted = ps;
     std::sort(sorted.begin(), sorted.end());
     CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());
-    CHECK(live_nodes() == base + 1000);
+    CHECK(live_nodes<>() == base + 1000);
     int* last = ps.back();
     a.deallocate(last, 1);
     CHECK(a.allocate(1) == last);  // LIFO reuse within its bin
     for (int* x : ps) a.deallocate(x, 1);
-    CHECK(live_nodes() == base);
+    CHECK(live_nodes<>() == base);
   }
 
   SECTION("over-aligned nodes") {
@@ -155,7 +169,7 @@ TEST_CASE("allocator: allocate(1) takes a pool chunk, other requests go to opera
     STATIC_REQUIRE(allocator<int>::pools_nodes);
     allocator<big> g;
     big* x = g.allocate(1);
-    CHECK(live_nodes() == base);
+    CHECK(live_nodes<>() == base);
     g.deallocate(x, 1);
   }
 
@@ -173,11 +187,12 @@ TEST_CASE("allocator: the variants use separate pools", "[allocator]") {
   CHECK(concurrent_allocator<int>::stats().nodes == mt);
 }
 
-TEST_CASE("allocator: std::list random operations match std::allocator", "[allocator][list]") {
-  const std::size_t base = live_nodes();
+TEMPLATE_TEST_CASE("allocator: std::list random operations match std::allocator", "[allocator][list]", single_threaded,
+                   thread_safe) {
+  const std::size_t base = live_nodes<TestType>();
   {
     std::mt19937 rng(1);
-    tp_list<std::string> a, a2;
+    tp_list<TestType, std::string> a, a2;
     std::list<std::string> r, r2;
     for (int step = 0; step < 20000; ++step) {
       const int k = static_cast<int>(rng() % 1000);
@@ -258,20 +273,21 @@ TEST_CASE("allocator: std::list random operations match std::allocator", "[alloc
       if (step % 500 == 0) {
         REQUIRE(same_sequence(a, r));
         REQUIRE(same_sequence(a2, r2));
-        REQUIRE(live_nodes() == base + a.size() + a2.size());
+        REQUIRE(live_nodes<TestType>() == base + a.size() + a2.size());
       }
     }
     REQUIRE(same_sequence(a, r));
     REQUIRE(same_sequence(a2, r2));
   }
-  CHECK(live_nodes() == base);  // every node freed
+  CHECK(live_nodes<TestType>() == base);  // every node freed
 }
 
-TEST_CASE("allocator: std::forward_list random operations match std::allocator", "[allocator][forward_list]") {
-  const std::size_t base = live_nodes();
+TEMPLATE_TEST_CASE("allocator: std::forward_list random operations match std::allocator", "[allocator][forward_list]",
+                   single_threaded, thread_safe) {
+  const std::size_t base = live_nodes<TestType>();
   {
     std::mt19937 rng(2);
-    std::forward_list<int, allocator<int>> a;
+    std::forward_list<int, typename TestType::template alloc<int>> a;
     std::forward_list<int> r;
     std::size_t n = 0;
     for (int step = 0; step < 20000; ++step) {
@@ -322,22 +338,24 @@ TEST_CASE("allocator: std::forward_list random operations match std::allocator",
       }
       if (step % 500 == 0) {
         REQUIRE(same_sequence(a, r));
-        REQUIRE(live_nodes() == base + n);
+        REQUIRE(live_nodes<TestType>() == base + n);
       }
     }
     REQUIRE(same_sequence(a, r));
   }
-  CHECK(live_nodes() == base);
+  CHECK(live_nodes<TestType>() == base);
 }
 
-TEMPLATE_TEST_CASE("allocator: ordered containers random operations match std::allocator", "[allocator][set][map]",
-                   tp_set<int>, tp_mset<int>) {
-  const std::size_t base = live_nodes();
+namespace {
+// Random operations on Set (a set or multiset with variant V's allocator).
+template <class V, class Set>
+void check_ordered_random_operations() {
+  const std::size_t base = live_nodes<V>();
   {
     std::mt19937 rng(3);
-    TestType a;
+    Set a;
     std::multiset<int> r;  // reference: multiset semantics filtered below
-    constexpr bool unique = std::is_same_v<TestType, tp_set<int>>;
+    constexpr bool unique = std::is_same_v<Set, tp_set<V, int>>;
     for (int step = 0; step < 30000; ++step) {
       const int k = static_cast<int>(rng() % 2000);
       switch (rng() % 5) {
@@ -369,19 +387,27 @@ TEMPLATE_TEST_CASE("allocator: ordered containers random operations match std::a
       }
       if (step % 1000 == 0) {
         REQUIRE(same_sequence(a, r));
-        REQUIRE(live_nodes() == base + a.size());
+        REQUIRE(live_nodes<V>() == base + a.size());
       }
     }
     REQUIRE(same_sequence(a, r));
   }
-  CHECK(live_nodes() == base);
+  CHECK(live_nodes<V>() == base);
+}
+}  // namespace
+
+TEMPLATE_TEST_CASE("allocator: std::set and std::multiset random operations match std::allocator", "[allocator][set]",
+                   single_threaded, thread_safe) {
+  check_ordered_random_operations<TestType, tp_set<TestType, int>>();
+  check_ordered_random_operations<TestType, tp_mset<TestType, int>>();
 }
 
-TEST_CASE("allocator: std::map random operations match std::allocator", "[allocator][map]") {
-  const std::size_t base = allocator<std::pair<const int, std::string>>::stats().nodes;
+TEMPLATE_TEST_CASE("allocator: std::map random operations match std::allocator", "[allocator][map]", single_threaded,
+                   thread_safe) {
+  const std::size_t base = TestType::template alloc<int>::stats().nodes;
   {
     std::mt19937 rng(4);
-    tp_map<int, std::string> a;
+    tp_map<TestType, int, std::string> a;
     std::map<int, std::string> r;
     for (int step = 0; step < 30000; ++step) {
       const int k = static_cast<int>(rng() % 2000);
@@ -413,7 +439,7 @@ TEST_CASE("allocator: std::map random operations match std::allocator", "[alloca
           if (!na.empty()) {
             na.mapped() += "x";
             nr.mapped() += "x";
-            tp_map<int, std::string> other;
+            tp_map<TestType, int, std::string> other;
             other.insert(std::move(na));
             a.merge(other);
             REQUIRE(other.empty());
@@ -430,19 +456,20 @@ TEST_CASE("allocator: std::map random operations match std::allocator", "[alloca
       }
       if (step % 1000 == 0) {
         REQUIRE(same_sequence(a, r));
-        REQUIRE(allocator<int>::stats().nodes >= a.size());
+        REQUIRE(TestType::template alloc<int>::stats().nodes >= a.size());
       }
     }
     REQUIRE(same_sequence(a, r));
   }
-  CHECK(allocator<std::pair<const int, std::string>>::stats().nodes == base);
+  CHECK(TestType::template alloc<int>::stats().nodes == base);
 }
 
-TEST_CASE("allocator: std::unordered_map random operations match std::allocator", "[allocator][unordered_map]") {
-  const std::size_t base = live_nodes();
+TEMPLATE_TEST_CASE("allocator: std::unordered_map random operations match std::allocator", "[allocator][unordered_map]",
+                   single_threaded, thread_safe) {
+  const std::size_t base = live_nodes<TestType>();
   {
     std::mt19937 rng(5);
-    tp_umap<int, std::string> a;
+    tp_umap<TestType, int, std::string> a;
     std::unordered_map<int, std::string> r;
     for (int step = 0; step < 30000; ++step) {
       const int k = static_cast<int>(rng() % 3000);
@@ -477,19 +504,20 @@ TEST_CASE("allocator: std::unordered_map random operations match std::allocator"
       }
       if (step % 1000 == 0) {
         REQUIRE(same_unordered(a, r));
-        REQUIRE(live_nodes() >= base + a.size());
+        REQUIRE(live_nodes<TestType>() >= base + a.size());
       }
     }
     REQUIRE(same_unordered(a, r));
   }
-  CHECK(live_nodes() == base);
+  CHECK(live_nodes<TestType>() == base);
 }
 
-TEST_CASE("allocator: std::unordered_set random operations match std::allocator", "[allocator][unordered_set]") {
-  const std::size_t base = live_nodes();
+TEMPLATE_TEST_CASE("allocator: std::unordered_set random operations match std::allocator", "[allocator][unordered_set]",
+                   single_threaded, thread_safe) {
+  const std::size_t base = live_nodes<TestType>();
   {
     std::mt19937 rng(6);
-    tp_uset<std::uint64_t> a;
+    tp_uset<TestType, std::uint64_t> a;
     std::unordered_set<std::uint64_t> r;
     for (int step = 0; step < 30000; ++step) {
       const std::uint64_t k = rng() % 3000;
@@ -512,23 +540,23 @@ TEST_CASE("allocator: std::unordered_set random operations match std::allocator"
     }
     REQUIRE(same_unordered_set(a, r));
   }
-  CHECK(live_nodes() == base);
+  CHECK(live_nodes<TestType>() == base);
 }
 
-TEST_CASE("allocator: copying, moving and swapping containers", "[allocator]") {
-  const std::size_t base = live_nodes();
+TEMPLATE_TEST_CASE("allocator: copying, moving and swapping containers", "[allocator]", single_threaded, thread_safe) {
+  const std::size_t base = live_nodes<TestType>();
   {
-    tp_list<int> a{1, 2, 3, 4, 5};
-    tp_list<int> b(a);  // copy
+    tp_list<TestType, int> a{1, 2, 3, 4, 5};
+    tp_list<TestType, int> b(a);  // copy
     CHECK(same_sequence(a, b));
     CHECK(a.get_allocator() == b.get_allocator());
-    tp_list<int> c(std::move(a));  // move: nodes change owner, none copied
+    tp_list<TestType, int> c(std::move(a));  // move: nodes change owner, none copied
     CHECK(same_sequence(c, b));
     CHECK(a.empty());
     a.push_back(9);  // the moved-from list still allocates
-    CHECK(live_nodes() == base + 1 + 5 + 5);
+    CHECK(live_nodes<TestType>() == base + 1 + 5 + 5);
     const int* first_c = &c.front();
-    tp_list<int> d;
+    tp_list<TestType, int> d;
     d = std::move(c);  // propagating move assignment: O(1), nodes kept
     CHECK(&d.front() == first_c);
     b = d;  // copy assignment
@@ -542,27 +570,27 @@ TEST_CASE("allocator: copying, moving and swapping containers", "[allocator]") {
     a.swap(d);
     CHECK(d.size() == 6);
 
-    tp_map<int, std::string> m{{1, "one"}, {2, "two"}};
-    tp_map<int, std::string> m2 = m;
+    tp_map<TestType, int, std::string> m{{1, "one"}, {2, "two"}};
+    tp_map<TestType, int, std::string> m2 = m;
     m2[3] = "three";
-    tp_map<int, std::string> m3(std::move(m2), m.get_allocator());  // allocator-extended move
+    tp_map<TestType, int, std::string> m3(std::move(m2), m.get_allocator());  // allocator-extended move
     CHECK(m3.size() == 3);
     m = m3;
     CHECK(same_sequence(m, m3));
     std::swap(m, m2);
     CHECK(m2.size() == 3);
 
-    tp_umap<int, int> u;
+    tp_umap<TestType, int, int> u;
     for (int i = 0; i < 100; ++i) u[i] = i * i;
-    tp_umap<int, int> u2(u);
-    tp_umap<int, int> u3;
+    tp_umap<TestType, int, int> u2(u);
+    tp_umap<TestType, int, int> u3;
     u3 = std::move(u);
     CHECK(u3 == u2);
     u.swap(u2);
     CHECK(u == u3);
 
-    tp_uset<int> s{1, 2, 3};
-    tp_uset<int> s2;
+    tp_uset<TestType, int> s{1, 2, 3};
+    tp_uset<TestType, int> s2;
     s2 = s;
     s2.insert(4);
     swap(s, s2);
@@ -570,18 +598,18 @@ TEST_CASE("allocator: copying, moving and swapping containers", "[allocator]") {
     CHECK(s2.size() == 3);
 
     // a vector works too: capacity 1 is a pooled node, growth goes to operator new.
-    std::vector<int, allocator<int>> v;
+    std::vector<int, typename TestType::template alloc<int>> v;
     for (int i = 0; i < 100; ++i) v.push_back(i);
     CHECK(v[99] == 99);
   }
-  CHECK(live_nodes() == base);
+  CHECK(live_nodes<TestType>() == base);
 }
 
 TEST_CASE("allocator: shrink_to_fit returns empty bins", "[allocator]") {
   struct node200 {
     char c[200];
   };
-  tp_list<node200> l;
+  tp_list<single_threaded, node200> l;
   for (int i = 0; i < 30000; ++i) l.emplace_back();
   const allocator_stats full = allocator<int>::stats();
   CHECK(full.nodes >= 30000);
