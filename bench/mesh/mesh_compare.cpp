@@ -84,8 +84,18 @@ using soup_tris = std::vector<std::array<std::uint32_t, 3>>;
 // Results of one contender, as key -> value (times in seconds: medians).
 using results = std::map<std::string, double>;
 
-void add_sum(results& r, const std::string& key, const vec3& s) {
-  r[key + ".x"] = s.x, r[key + ".y"] = s.y, r[key + ".z"] = s.z;
+// Checksums of a set of vectors: the sum (near 0 on symmetric shapes) and
+// the sum of absolute coordinates (no cancellation).
+struct checksum {
+  vec3 sum;
+  double abs = 0;
+  void add(const vec3& p) {
+    sum += p;
+    abs += std::abs(p.x) + std::abs(p.y) + std::abs(p.z);
+  }
+};
+void add_sum(results& r, const std::string& key, const checksum& c) {
+  r[key + ".x"] = c.sum.x, r[key + ".y"] = c.sum.y, r[key + ".z"] = c.sum.z, r[key + ".abs"] = c.abs;
 }
 
 // ----- (a) travpool ---------------------------------------------------------------
@@ -99,9 +109,14 @@ results run_travpool(const soup_points& pts, const soup_tris& tris, int runs) {
     m.vertices().for_each([&](vertex& v) { v.position() = pts[i++]; });
   };
   auto normal_sum = [&] {
-    vec3 s;
-    for (vertex& v : m.vertices()) s += v.normal();
-    return s;
+    checksum c;
+    for (vertex& v : m.vertices()) c.add(v.normal());
+    return c;
+  };
+  auto position_checksum = [&] {
+    checksum c;
+    for (vertex& v : m.vertices()) c.add(v.position());
+    return c;
   };
   std::vector<double> ns, no, nt, ss, so, st, sc;
   for (int i = 0; i < runs; ++i) {
@@ -118,11 +133,11 @@ results run_travpool(const soup_points& pts, const soup_tris& tris, int runs) {
     reset();
     st.push_back(timed([&] { smooth(m, 10, execution::tbb); }));
   }
-  add_sum(r, "smooth_sum", position_sum(m));
+  add_sum(r, "smooth_sum", position_checksum());
   reset();
   std::size_t refused = 0;
   for (int i = 0; i < runs; ++i) sc.push_back(timed([&] { refused += split_collapse(m).refused; }));
-  add_sum(r, "final_sum", position_sum(m));
+  add_sum(r, "final_sum", position_checksum());
   r["normals.serial"] = median(ns), r["normals.openmp"] = median(no), r["normals.tbb"] = median(nt);
   r["smooth10.serial"] = median(ss), r["smooth10.openmp"] = median(so), r["smooth10.tbb"] = median(st);
   r["split_collapse"] = median(sc);
@@ -144,8 +159,8 @@ results run_vector(const soup_points& pts, const soup_tris& tris, int runs) {
     ns.push_back(timed([&] { m.compute_normals(false); }));
     no.push_back(timed([&] { m.compute_normals(true); }));
   }
-  vec3 s;
-  for (const vec3& n : m.vertex_normals()) s += n;
+  checksum s;
+  for (const vec3& n : m.vertex_normals()) s.add(n);
   add_sum(r, "normal_sum", s);
   for (int i = 0; i < runs; ++i) {
     reset();
@@ -154,7 +169,7 @@ results run_vector(const soup_points& pts, const soup_tris& tris, int runs) {
     so.push_back(timed([&] { m.smooth(10, true); }));
   }
   s = {};
-  for (const vec3& p : m.points()) s += p;
+  for (const vec3& p : m.points()) s.add(p);
   add_sum(r, "smooth_sum", s);
   reset();
   std::size_t refused = 0;
@@ -182,7 +197,7 @@ results run_vector(const soup_points& pts, const soup_tris& tris, int runs) {
       m.garbage_collection();
     }));
   s = {};
-  for (const vec3& p : m.points()) s += p;
+  for (const vec3& p : m.points()) s.add(p);
   add_sum(r, "final_sum", s);
   r["normals.serial"] = median(ns), r["normals.openmp"] = median(no);
   r["smooth10.serial"] = median(ss), r["smooth10.openmp"] = median(so);
@@ -222,8 +237,8 @@ results run_openmesh(const soup_points& pts, const soup_tris& tris, int runs) {
       m.update_face_normals();
       m.update_vertex_normals();
     }));
-  vec3 s;
-  for (auto v : m.vertices()) s += vec3{m.normal(v)[0], m.normal(v)[1], m.normal(v)[2]};
+  checksum s;
+  for (auto v : m.vertices()) s.add({m.normal(v)[0], m.normal(v)[1], m.normal(v)[2]});
   add_sum(r, "normal_sum", s);
   std::vector<om_mesh::Point> buf;
   for (int i = 0; i < runs; ++i) {
@@ -246,7 +261,7 @@ results run_openmesh(const soup_points& pts, const soup_tris& tris, int runs) {
     }));
   }
   s = {};
-  for (auto v : m.vertices()) s += vec3{m.point(v)[0], m.point(v)[1], m.point(v)[2]};
+  for (auto v : m.vertices()) s.add({m.point(v)[0], m.point(v)[1], m.point(v)[2]});
   add_sum(r, "smooth_sum", s);
   buf = {};
   reset();
@@ -275,7 +290,7 @@ results run_openmesh(const soup_points& pts, const soup_tris& tris, int runs) {
       m.garbage_collection();
     }));
   s = {};
-  for (auto v : m.vertices()) s += vec3{m.point(v)[0], m.point(v)[1], m.point(v)[2]};
+  for (auto v : m.vertices()) s.add({m.point(v)[0], m.point(v)[1], m.point(v)[2]});
   add_sum(r, "final_sum", s);
   r["normals.serial"] = median(ns), r["smooth10.serial"] = median(ss), r["split_collapse"] = median(sc);
   r["V"] = double(m.n_vertices()), r["E"] = double(m.n_edges()), r["F"] = double(m.n_faces());
@@ -471,9 +486,12 @@ int main(int argc, char** argv) {
         // cancel to near 0, so compare against the element count instead.
         worst = std::max(worst, std::abs(a - b) / std::max(1.0, double(pts.size())));
       }
-      const bool ok = worst < 1e-9;
+      const double a = get(c, std::string(k) + ".abs"), b = get("travpool", std::string(k) + ".abs");
+      const double rel = std::abs(a - b) / std::max(std::abs(b), 1e-300);
+      const bool ok = worst < 1e-9 && rel < 1e-12;
       agree &= ok;
-      std::printf("  %-9s %-10s max |diff| / V = %.3g  %s\n", c, k, worst, ok ? "ok" : "MISMATCH");
+      std::printf("  %-9s %-10s sum: max |diff| / V = %.3g; sum of |coordinates| %.17g, rel. diff %.3g  %s\n", c, k,
+                  worst, a, rel, ok ? "ok" : "MISMATCH");
     }
   }
   if (!json.empty()) {
