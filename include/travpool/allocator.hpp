@@ -114,34 +114,31 @@ class node_pool_registry {
   static inline node_pool_base* head_ = nullptr;
 };
 
-template <class Storage, class Sync>
-class node_pool_backend;
+template <class Pool>
+void add_pool_stats(const Pool& p, allocator_stats& s) noexcept {
+  s.pools += 1;
+  s.nodes += p.size();
+  s.capacity += p.capacity();
+  s.bins += p.bin_count();
+  s.bytes_mapped += p.bin_count() * p.bin_span();
+}
 
-template <class Storage>
-class node_pool_backend<Storage, sync::none> {
+// A node pool for the pool's own Sync option: basic_pool<Storage, Sync>
+// provides whatever thread safety Sync promises.
+template <class Storage, class Sync>
+class node_pool_backend {
  public:
   void* allocate() { return pool_.create(); }
   void deallocate(void* p) { pool_.destroy(static_cast<const Storage*>(p)); }
   void shrink_to_fit() noexcept { pool_.shrink_to_fit(); }
   void add_stats(allocator_stats& s) const noexcept { add_pool_stats(pool_, s); }
 
-  template <class Pool>
-  static void add_pool_stats(const Pool& p, allocator_stats& s) noexcept {
-    s.pools += 1;
-    s.nodes += p.size();
-    s.capacity += p.capacity();
-    s.bins += p.bin_count();
-    s.bytes_mapped += p.bin_count() * p.bin_span();
-  }
-
  private:
-  basic_pool<Storage> pool_;
+  basic_pool<Storage, Sync> pool_;
 };
 
 template <class Storage>
 class node_pool_backend<Storage, allocator_interim_locked> {
-  using base = node_pool_backend<Storage, sync::none>;
-
  public:
   void* allocate() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -157,7 +154,7 @@ class node_pool_backend<Storage, allocator_interim_locked> {
   }
   void add_stats(allocator_stats& s) const noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
-    base::add_pool_stats(pool_, s);
+    add_pool_stats(pool_, s);
   }
 
  private:
