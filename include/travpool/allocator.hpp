@@ -1,8 +1,8 @@
 // travpool/allocator.hpp: a standard Allocator for node-based containers,
 // backed by travpool pools.
 //
-//   std::list<Edge, travpool::allocator<Edge>> edges;                 // was
-//   std::list<Edge, boost::fast_pool_allocator<Edge>> edges;          // this
+//   std::list<Edge, boost::fast_pool_allocator<Edge>> edges;  // before
+//   std::list<Edge, travpool::allocator<Edge>> edges;          // after
 //
 // Routing
 // -------
@@ -44,11 +44,13 @@
 //   destroyed on another). Like the default boost::fast_pool_allocator<T>.
 //   Interim: until travpool::concurrent_pool lands, each node pool is a
 //   pool<T> guarded by one std::mutex (detail::allocator_interim_locked).
-// The two variants use separate pools and compare unequal.
+// The two variants are distinct types with separate pools: a node of one
+// must not be freed through the other.
 //
-// Misuse: deallocate of a pointer that is not a live node of the routed pool
-// (double free, wrong n, other variant) makes the pool throw usage_error,
-// which ends the program through deallocate's noexcept.
+// Misuse: deallocate(p, 1) of a p that is not a live node of the routed pool
+// (double free, the other variant's node, a block from allocate(n > 1))
+// makes the pool throw usage_error, which ends the program through
+// deallocate's noexcept.
 #pragma once
 
 #include <cstddef>
