@@ -35,6 +35,18 @@ namespace sync {
 struct none {
   using category = detail::sync_category;
 };
+// The paper's section 4: a lock per bin, a readers-writers lock on the bin
+// list, and a remembered bin per thread and pool. create, destroy (from any
+// thread), contains, get_iterator, size, reserve, clear and shrink_to_fit are
+// thread-safe; sweeping, partitioning and validate need a quiescent pool.
+struct bin_locks {
+  using category = detail::sync_category;
+};
+// One mutex around every operation (the paper's "small object allocator
+// mutex" of Figure 12): the comparison point for bin_locks.
+struct global_mutex {
+  using category = detail::sync_category;
+};
 }  // namespace sync
 
 namespace detail {

@@ -23,7 +23,9 @@
 #include <cstdint>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <new>
+#include <shared_mutex>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -34,6 +36,7 @@
 #include "detail/bin_directory.hpp"
 #include "detail/os_memory.hpp"
 #include "detail/partition.hpp"
+#include "detail/sync.hpp"
 #include "options.hpp"
 #include "parallel.hpp"
 
@@ -180,17 +183,43 @@ template <class T, class Layout = layout::interleaved>
 inline constexpr std::uint32_t default_bin_capacity =
     detail::default_capacity<typename detail::layout_chunks<Layout, T>::type>();
 
+namespace detail {
+
+// Pool-wide synchronisation state per sync policy; empty for sync::none.
+template <class Sync>
+struct sync_state {
+  no_guard guard() const noexcept { return {}; }
+};
+template <>
+struct alignas(64) sync_state<sync::global_mutex> {
+  mutable std::mutex mutex_;
+  std::unique_lock<std::mutex> guard() const { return std::unique_lock<std::mutex>(mutex_); }
+};
+// On its own cache lines: written on slow paths only, so that it never
+// shares a line with the read-mostly fields of the fast path.
+template <>
+struct alignas(64) sync_state<sync::bin_locks> {
+  mutable std::shared_mutex list_mutex_;  // readers: scans; writer: bin list changes
+  bin_base* retired_ = nullptr;           // retired bins, linked by avail_next_
+  no_guard guard() const noexcept { return {}; }
+};
+
+}  // namespace detail
+
 // A pool of T in bins of fixed-size chunks, traversable in O(live + bins).
 //
 // Options (tag types, any order, at most one per category):
 //   layout::interleaved (default)   the paper's chunk layout
 //   sync::none (default)            single-threaded
+//   sync::bin_locks                 thread-safe, per-bin locks (concurrent_pool)
+//   sync::global_mutex              thread-safe, one mutex (comparison point)
 template <class T, class... Options>
 class basic_pool {
   static_assert(detail::check_options<Options...>());
   static_assert(std::is_object_v<T> && !std::is_const_v<T> && !std::is_volatile_v<T> && !std::is_array_v<T>,
                 "travpool: T must be a non-const, non-array object type");
   static_assert(std::is_nothrow_destructible_v<T>, "travpool: T's destructor must not throw");
+  static_assert(sizeof(detail::bin_base) <= detail::bin_header_bytes);
 
  public:
   using layout_type = detail::select_option_t<detail::layout_category, layout::interleaved, Options...>;
@@ -200,6 +229,7 @@ class basic_pool {
   using ops = typename detail::layout_chunks<layout_type, T>::type;
   using algo = detail::bin_algorithms<ops>;
   using bin = detail::bin_base;
+  static constexpr bool bin_locked = std::is_same_v<sync_type, sync::bin_locks>;
 
  public:
   using value_type = T;
@@ -230,8 +260,8 @@ class basic_pool {
   basic_pool& operator=(const basic_pool&) = delete;
 
   // Effects: takes o's bins and identity; o becomes empty, with a new
-  // identity. Element pointers and iterators to elements stay valid.
-  // Complexity: O(1).
+  // identity. Element pointers and iterators to elements stay valid; end()
+  // iterators do not. Not thread-safe. Complexity: O(1).
   basic_pool(basic_pool&& o) noexcept : bin_capacity_(o.bin_capacity_), span_(o.span_), id_(o.id_) { steal(o); }
   basic_pool& operator=(basic_pool&& o) noexcept {
     if (this != &o) {
@@ -251,43 +281,67 @@ class basic_pool {
   // Returns: a pointer that stays valid until the element is destroyed.
   // Throws: std::bad_alloc if a new bin cannot be mapped; whatever T's
   // constructor throws. In both cases the pool is unchanged (strong).
-  // Complexity: O(1).
+  // Complexity: O(1). With sync::bin_locks: lock-free but for the bin's own
+  // lock when the thread's remembered bin has room; otherwise O(bins) scan
+  // under the shared list lock, or a new bin under the exclusive one.
   template <class... A>
   T* create(A&&... args) {
-    bin* b = avail_head_;
-    const bool new_bin = b == nullptr;
-    if (new_bin) b = add_bin();
-    const auto c = algo::peek(*b);
-    T* p;
-    if constexpr (std::is_nothrow_constructible_v<T, A&&...>) {
-      p = ::new (ops::payload(*b, c.index)) T(std::forward<A>(args)...);
-    } else {
-      try {
-        p = ::new (ops::payload(*b, c.index)) T(std::forward<A>(args)...);
-      } catch (...) {
-        algo::restore(*b, c);
-        if (new_bin) release_bin(b);
-        throw;
+    if constexpr (bin_locked) {
+      detail::remembered_bin& slot = detail::remembered_for(id_);
+      if (slot.pool_id == id_) {
+        bin* b = slot.bin;
+        if (b->lock_.try_lock()) {
+          // retired_ is written under this lock too; a retired bin stays mapped.
+          if (!b->retired_ && !b->full()) return create_locked(b, std::forward<A>(args)...);
+          b->lock_.unlock();
+        }
       }
+      return create_slow(slot, std::forward<A>(args)...);
+    } else {
+      [[maybe_unused]] const auto guard = sync_.guard();
+      bin* b = avail_head_;
+      const bool new_bin = b == nullptr;
+      if (new_bin) b = add_bin();
+      T* p;
+      if (new_bin) {
+        try {
+          p = create_in(*b, std::forward<A>(args)...);
+        } catch (...) {
+          release_bin(b);
+          throw;
+        }
+      } else {
+        p = create_in(*b, std::forward<A>(args)...);
+      }
+      if (b->full()) avail_erase(b);
+      return p;
     }
-    algo::commit_create(*b, c);
-    ++size_;
-    if (b->full()) avail_erase(b);
-    return p;
   }
 
-  // Effects: destroys *p and frees its chunk.
+  // Effects: destroys *p and frees its chunk. With sync::bin_locks, from any
+  // thread, under the owning bin's lock only.
   // Throws: usage_error if p is not a live element of this pool (already
   // destroyed, foreign, interior, null); the pool is then unchanged.
-  // Complexity: O(1).
+  // Complexity: O(1); the owning bin is found through the bin directory.
   void destroy(const T* p) {
-    const auto loc = locate(p);
-    if (loc.error != nullptr) throw usage_error(std::string("travpool::destroy: ") + loc.error);
-    destroy_at(*loc.b, loc.index);
+    [[maybe_unused]] const auto guard = sync_.guard();
+    bin* b = find_bin(p);
+    if constexpr (bin_locked) {
+      if (b != nullptr) {
+        std::lock_guard<detail::spin_lock> bin_guard(b->lock_);
+        if (const auto i = live_index(*b, p); i != 0) return destroy_at(*b, i);
+        throw_misuse("destroy", locate_error(b, p));
+      }
+    } else {
+      if (b != nullptr)
+        if (const auto i = live_index(*b, p); i != 0) return destroy_at(*b, i);
+    }
+    throw_misuse("destroy", locate_error(b, p));
   }
 
   // Effects: destroys the element at `it`. Returns: the iterator after it.
-  // Requires: it is a dereferenceable iterator of this pool.
+  // Requires: it is a dereferenceable iterator of this pool; not for
+  // concurrent use (use destroy).
   iterator erase(const_iterator it) noexcept {
     iterator next(it.bin_, it.index_);
     ++next;
@@ -297,25 +351,42 @@ class basic_pool {
 
   // Returns: true iff p points at a live element of this pool. Safe for any
   // pointer value. Complexity: O(1).
-  bool contains(const T* p) const noexcept { return locate(p).error == nullptr; }
+  bool contains(const T* p) const noexcept { return find_live(p).first != nullptr; }
 
   // Returns: an iterator to *p, or end() if p is not a live element of this
   // pool. Complexity: O(1).
   iterator get_iterator(const T* p) noexcept {
-    const auto loc = locate(p);
-    return loc.error == nullptr ? iterator(loc.b, loc.index) : end();
+    const auto [b, i] = find_live(p);
+    return b != nullptr ? iterator(b, i) : end();
   }
   const_iterator get_iterator(const T* p) const noexcept { return const_cast<basic_pool*>(this)->get_iterator(p); }
 
-  size_type size() const noexcept { return size_; }
-  bool empty() const noexcept { return size_ == 0; }
+  // Returns: the number of live elements. Complexity: O(1); O(bins) with
+  // sync::bin_locks, where it sums the bins' counts under their locks.
+  size_type size() const noexcept {
+    if constexpr (bin_locked) {
+      std::shared_lock list(sync_.list_mutex_);
+      size_type n = 0;
+      for (bin* b = root_.next_; !b->is_root(); b = b->next_) {
+        std::lock_guard<detail::spin_lock> g(b->lock_);
+        n += b->live_;
+      }
+      return n;
+    } else {
+      [[maybe_unused]] const auto guard = sync_.guard();
+      return size_;
+    }
+  }
+  bool empty() const noexcept { return size() == 0; }
   // Returns: the chunks of all bins held, live or free.
-  size_type capacity() const noexcept { return bin_count_ * bin_capacity_; }
-  size_type bin_count() const noexcept { return bin_count_; }
+  size_type capacity() const noexcept { return bin_count() * bin_capacity_; }
+  size_type bin_count() const noexcept { return bin_count_.load(std::memory_order_relaxed); }
   std::uint32_t bin_capacity() const noexcept { return bin_capacity_; }
   // Returns: the bytes of address space one bin takes (a power of two).
   size_type bin_span() const noexcept { return span_; }
 
+  // Iteration visits live elements in address order within a bin and in
+  // bin-list order across bins. Not thread-safe against create or destroy.
   iterator begin() noexcept { return iterator::at_bin(root_.next_); }
   iterator end() noexcept { return iterator(&root_, 0); }
   const_iterator begin() const noexcept { return const_cast<basic_pool*>(this)->begin(); }
@@ -375,33 +446,50 @@ class basic_pool {
   // Invalidates: every pointer and iterator to an element.
   // Complexity: O(size + bins).
   void clear() noexcept {
+    [[maybe_unused]] const auto guard = sync_.guard();
+    [[maybe_unused]] const auto list = exclusive_list();
     for (bin* b = root_.next_; !b->is_root(); b = b->next_) {
+      [[maybe_unused]] const auto bin_guard = lock_bin(b);
       destroy_elements(*b);
       algo::init(*b);
-      if (!b->in_avail_) avail_push_back(b);
+      if constexpr (!bin_locked)
+        if (!b->in_avail_) avail_push_back(b);
     }
     size_ = 0;
   }
 
-  // Effects: ensures capacity() >= n by mapping bins.
-  // Throws: std::bad_alloc; bins mapped before the failure stay.
+  // Effects: ensures capacity() >= n by adding bins.
+  // Throws: std::bad_alloc; bins added before the failure stay.
   void reserve(size_type n) {
+    [[maybe_unused]] const auto guard = sync_.guard();
+    [[maybe_unused]] const auto list = exclusive_list();
     while (capacity() < n) add_bin();
   }
 
-  // Effects: returns every bin without a live element to the OS.
+  // Effects: returns the memory of every bin without a live element to the
+  // OS. sync::none, sync::global_mutex: the bin is unmapped. sync::bin_locks:
+  // its chunk pages are returned (madvise) but its address range stays
+  // reserved until the pool is destroyed or a new bin reuses it, because
+  // other threads may still remember it.
   // Invalidates: nothing (no element moves). Complexity: O(bins).
   void shrink_to_fit() noexcept {
+    [[maybe_unused]] const auto guard = sync_.guard();
+    [[maybe_unused]] const auto list = exclusive_list();
     for (bin* b = root_.next_; !b->is_root();) {
       bin* next = b->next_;
-      if (b->live_ == 0) release_bin(b);
+      if constexpr (bin_locked) {
+        std::lock_guard<detail::spin_lock> bin_guard(b->lock_);
+        if (b->live_ == 0) retire_bin(b);
+      } else {
+        if (b->live_ == 0) release_bin(b);
+      }
       b = next;
     }
   }
 
   // Effects: checks every invariant of the design note in detail/bin.hpp,
   // over every bin. Throws: std::logic_error naming the bin and chunk of the
-  // first violation. Complexity: O(capacity + bins).
+  // first violation. Requires a quiescent pool. Complexity: O(capacity + bins).
   void validate() const;
 
   void swap(basic_pool& o) noexcept {
@@ -414,11 +502,134 @@ class basic_pool {
  private:
   friend struct detail::test_access;
 
-  struct location {
+  // Requires: b has a free chunk (and, with bin_locks, b's lock is held).
+  template <class... A>
+  T* create_in(bin& b, A&&... args) {
+    const auto c = algo::peek(b);
+    T* p;
+    if constexpr (std::is_nothrow_constructible_v<T, A&&...>) {
+      p = ::new (ops::payload(b, c.index)) T(std::forward<A>(args)...);
+    } else {
+      try {
+        p = ::new (ops::payload(b, c.index)) T(std::forward<A>(args)...);
+      } catch (...) {
+        algo::restore(b, c);
+        throw;
+      }
+    }
+    algo::commit_create(b, c);
+    if constexpr (!bin_locked) ++size_;
+    return p;
+  }
+
+  // sync::bin_locks: create in b, whose lock the caller holds; unlocks.
+  template <class... A>
+  T* create_locked(bin* b, A&&... args) {
+    std::lock_guard<detail::spin_lock> bin_guard(b->lock_, std::adopt_lock);
+    return create_in(*b, std::forward<A>(args)...);
+  }
+
+  // sync::bin_locks: the remembered bin is missing, locked or full. Scan the
+  // other bins with try_lock under the shared list lock, starting after the
+  // remembered one so that threads spread out; else append a bin.
+  template <class... A>
+  T* create_slow(detail::remembered_bin& slot, A&&... args) {
+    {
+      std::shared_lock list(sync_.list_mutex_);
+      bin* start = root_.next_;
+      // Under the list lock retired_ and the links are stable.
+      if (slot.pool_id == id_ && !slot.bin->retired_) start = slot.bin->next_;
+      const size_type n = bin_count();
+      bin* b = start;
+      for (size_type seen = 0; seen < n; b = b->next_) {
+        if (b->is_root()) continue;
+        ++seen;
+        if (!b->lock_.try_lock()) continue;
+        if (!b->full()) {
+          slot = {id_, b};
+          return create_locked(b, std::forward<A>(args)...);
+        }
+        b->lock_.unlock();
+      }
+    }
     bin* b;
-    std::uint32_t index;
-    const char* error;
-  };
+    {
+      std::unique_lock list(sync_.list_mutex_);
+      b = add_bin();
+      b->lock_.lock();  // only a thread that remembers a retired bin may spin here
+    }
+    slot = {id_, b};
+    try {
+      return create_locked(b, std::forward<A>(args)...);
+    } catch (...) {
+      // Strong guarantee: take the new bin back unless another thread
+      // created in it meanwhile.
+      std::unique_lock list(sync_.list_mutex_);
+      std::lock_guard<detail::spin_lock> bin_guard(b->lock_);
+      if (b->live_ == 0 && !b->retired_) retire_bin(b);
+      throw;
+    }
+  }
+
+  // Returns: the bin whose span holds p if it belongs to this pool, else
+  // nullptr. Reads only words that are fixed while the bin is registered.
+  bin* find_bin(const T* p) const noexcept {
+    auto* b = static_cast<bin*>(detail::bin_directory::find(p));
+    return b != nullptr && b->owner_ == id_ ? b : nullptr;
+  }
+
+  // Returns: the chunk index of the live element p in b, or 0 if p is not
+  // one. Requires: b == find_bin(p) (with bin_locks: b's lock held).
+  std::uint32_t live_index(const bin& b, const T* p) const noexcept {
+    const auto addr = reinterpret_cast<std::uintptr_t>(p);
+    const auto base = reinterpret_cast<std::uintptr_t>(b.chunks_);
+    const std::uintptr_t lo = base + detail::first_user_chunk * ops::stride;
+    const std::uintptr_t hi = base + (std::uintptr_t{b.capacity_} + detail::first_user_chunk) * ops::stride;
+    if (addr < lo || addr >= hi || (addr - base) % ops::stride != 0) return 0;
+    const auto i = static_cast<std::uint32_t>((addr - base) / ops::stride);
+    if (b.retired_ || i >= b.fresh_ || ops::is_free(b, i)) return 0;
+    return i;
+  }
+
+  // Returns: why p is not a live element of this pool.
+  const char* locate_error(const bin* b, const T* p) const noexcept {
+    if (b == nullptr) return "pointer does not belong to this pool";
+    const auto addr = reinterpret_cast<std::uintptr_t>(p);
+    const auto base = reinterpret_cast<std::uintptr_t>(b->chunks_);
+    if (addr < base + detail::first_user_chunk * ops::stride ||
+        addr >= base + (std::uintptr_t{b->capacity_} + detail::first_user_chunk) * ops::stride ||
+        (addr - base) % ops::stride != 0)
+      return "pointer does not point at an element of this pool (interior or pseudo chunk)";
+    return "element is not live (already destroyed, or never created)";
+  }
+
+  [[noreturn]] static void throw_misuse(const char* op, const char* why) {
+    throw usage_error(std::string("travpool::") + op + ": " + why);
+  }
+
+  std::pair<bin*, std::uint32_t> find_live(const T* p) const noexcept {
+    [[maybe_unused]] const auto guard = sync_.guard();
+    bin* b = find_bin(p);
+    if (b == nullptr) return {nullptr, 0};
+    [[maybe_unused]] const auto bin_guard = lock_bin(b);
+    const std::uint32_t i = live_index(*b, p);
+    return {i != 0 ? b : nullptr, i};
+  }
+
+  // A lock on b's lock under bin_locks; nothing otherwise.
+  auto lock_bin(bin* b) const noexcept {
+    if constexpr (bin_locked)
+      return std::lock_guard<detail::spin_lock>(b->lock_);
+    else
+      return detail::no_guard{};
+  }
+  // The exclusive list lock under bin_locks; nothing otherwise.
+  auto exclusive_list() const {
+    if constexpr (bin_locked)
+      return std::unique_lock<std::shared_mutex>(sync_.list_mutex_);
+    else
+      return detail::no_guard{};
+  }
 
   template <class It>
   std::vector<pool_subrange<It>> partition_impl(std::size_t k) {
@@ -433,27 +644,15 @@ class basic_pool {
     return parts;
   }
 
-  location locate(const T* p) const noexcept {
-    auto* b = static_cast<bin*>(detail::bin_directory::find(p));
-    if (b == nullptr || b->owner_ != id_) return {nullptr, 0, "pointer does not belong to this pool"};
-    const auto addr = reinterpret_cast<std::uintptr_t>(p);
-    const auto base = reinterpret_cast<std::uintptr_t>(b->chunks_);
-    const std::uintptr_t lo = base + detail::first_user_chunk * ops::stride;
-    const std::uintptr_t hi = base + (std::uintptr_t{b->capacity_} + detail::first_user_chunk) * ops::stride;
-    if (addr < lo || addr >= hi || (addr - base) % ops::stride != 0)
-      return {nullptr, 0, "pointer does not point at an element of this pool (interior or pseudo chunk)"};
-    const auto i = static_cast<std::uint32_t>((addr - base) / ops::stride);
-    if (i >= b->fresh_ || ops::is_free(*b, i))
-      return {nullptr, 0, "element is not live (already destroyed, or never created)"};
-    return {b, i, nullptr};
-  }
-
+  // Requires: chunk i of b is live (with bin_locks: b's lock held).
   void destroy_at(bin& b, std::uint32_t i) noexcept {
     std::destroy_at(std::launder(static_cast<T*>(ops::payload(b, i))));
     const bool was_full = b.full();
     algo::release(b, i);
-    --size_;
-    if (was_full) avail_push_front(&b);
+    if constexpr (!bin_locked) {
+      --size_;
+      if (was_full) avail_push_front(&b);
+    }
   }
 
   void destroy_elements(bin& b) noexcept {
@@ -465,9 +664,24 @@ class basic_pool {
     }
   }
 
-  // Effects: maps a new empty bin, appends it to the bin list and to the
-  // back of the available list. Throws: std::bad_alloc.
+  // Effects: adds an empty bin at the end of the bin list (and of the
+  // available list). With bin_locks, reuses a retired bin first; the caller
+  // holds the exclusive list lock. Throws: std::bad_alloc.
   bin* add_bin() {
+    bin* b;
+    if constexpr (bin_locked) {
+      if (sync_.retired_ != nullptr) {
+        b = sync_.retired_;
+        std::lock_guard<detail::spin_lock> bin_guard(b->lock_);
+        detail::bin_directory::insert(b, span_, b);  // its leaves exist: no throw
+        sync_.retired_ = b->avail_next_;
+        b->avail_next_ = nullptr;
+        algo::init(*b);
+        b->retired_ = false;
+        link_bin(b);
+        return b;
+      }
+    }
     void* mem = detail::map_aligned(span_);
     try {
       detail::bin_directory::insert(mem, span_, mem);
@@ -475,38 +689,70 @@ class basic_pool {
       detail::unmap_aligned(mem, span_);
       throw;
     }
-    auto* b = ::new (mem) bin();
+    b = ::new (mem) bin();
     b->chunks_ = static_cast<std::byte*>(mem) + detail::chunks_offset<ops>(bin_capacity_);
     b->capacity_ = bin_capacity_;
     b->owner_ = id_;
     algo::init(*b);
+    link_bin(b);
+    return b;
+  }
+
+  void link_bin(bin* b) noexcept {
     b->prev_ = root_.prev_;
     b->next_ = &root_;
     root_.prev_->next_ = b;
     root_.prev_ = b;
-    ++bin_count_;
-    avail_push_back(b);
-    return b;
+    bin_count_.store(bin_count_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    if constexpr (!bin_locked) avail_push_back(b);
   }
 
-  // Requires: b holds no live element.
-  void release_bin(bin* b) noexcept {
-    if (b->in_avail_) avail_erase(b);
+  void unlink_bin(bin* b) noexcept {
+    if constexpr (!bin_locked)
+      if (b->in_avail_) avail_erase(b);
     b->prev_->next_ = b->next_;
     b->next_->prev_ = b->prev_;
-    --bin_count_;
+    bin_count_.store(bin_count_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
     detail::bin_directory::erase(b, span_);
+  }
+
+  // Requires: b holds no live element. Effects: unmaps b.
+  void release_bin(bin* b) noexcept {
+    unlink_bin(b);
+    unmap_bin(b);
+  }
+
+  void unmap_bin(bin* b) noexcept {
     b->~bin();
     detail::unmap_aligned(b, span_);
+  }
+
+  // bin_locks: requires the exclusive list lock and b's lock, and no live
+  // element in b. Effects: unlinks b, returns its chunk pages to the OS and
+  // keeps its header mapped for threads that still remember it.
+  void retire_bin(bin* b) noexcept {
+    unlink_bin(b);
+    b->retired_ = true;
+    b->avail_next_ = sync_.retired_;
+    sync_.retired_ = b;
+    const auto first_page = detail::round_up(reinterpret_cast<std::uintptr_t>(b) + detail::bin_header_bytes, 4096);
+    const auto end = reinterpret_cast<std::uintptr_t>(b) + span_;
+    if (end > first_page) ::madvise(reinterpret_cast<void*>(first_page), end - first_page, MADV_DONTNEED);
   }
 
   void release_all() noexcept {
     for (bin* b = root_.next_; !b->is_root();) {
       bin* next = b->next_;
       destroy_elements(*b);
-      b->live_ = 0;
       release_bin(b);
       b = next;
+    }
+    if constexpr (bin_locked) {
+      while (sync_.retired_ != nullptr) {
+        bin* b = sync_.retired_;
+        sync_.retired_ = b->avail_next_;
+        unmap_bin(b);
+      }
     }
     size_ = 0;
   }
@@ -522,7 +768,8 @@ class basic_pool {
     avail_head_ = std::exchange(o.avail_head_, nullptr);
     avail_tail_ = std::exchange(o.avail_tail_, nullptr);
     size_ = std::exchange(o.size_, 0);
-    bin_count_ = std::exchange(o.bin_count_, 0);
+    bin_count_.store(o.bin_count_.exchange(0, std::memory_order_relaxed), std::memory_order_relaxed);
+    if constexpr (bin_locked) sync_.retired_ = std::exchange(o.sync_.retired_, nullptr);
     o.root_.next_ = o.root_.prev_ = &o.root_;
     o.id_ = detail::next_pool_id();
   }
@@ -554,19 +801,28 @@ class basic_pool {
     b->in_avail_ = false;
   }
 
-  bin root_;                   // list root: root_.next_ is the first bin
-  bin* avail_head_ = nullptr;  // bins with a free chunk; create takes the head
-  bin* avail_tail_ = nullptr;
-  size_type size_ = 0;
-  size_type bin_count_ = 0;
+  // Read on every operation, written only by construction and moves.
+  bin root_;  // list root: root_.next_ is the first bin
   std::uint32_t bin_capacity_;
   size_type span_ = 0;
   std::uint64_t id_;
+  // sync::none and global_mutex only.
+  bin* avail_head_ = nullptr;  // bins with a free chunk; create takes the head
+  bin* avail_tail_ = nullptr;
+  size_type size_ = 0;
+  // Written when bins are added or removed.
+  std::atomic<size_type> bin_count_{0};
+  [[no_unique_address]] detail::sync_state<sync_type> sync_;
 };
 
 // A single-threaded pool with the default layout.
 template <class T>
 using pool = basic_pool<T>;
+
+// A thread-safe pool: a lock per bin, a readers-writers lock on the bin
+// list, a remembered bin per thread (the paper's section 4).
+template <class T>
+using concurrent_pool = basic_pool<T, sync::bin_locks>;
 
 }  // namespace travpool
 

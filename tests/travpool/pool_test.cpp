@@ -88,8 +88,8 @@ TEMPLATE_TEST_CASE("create, destroy and sweep", "[pool]", TRAVPOOL_TEST_POLICIES
   REQUIRE(pool.begin() == pool.end());
   REQUIRE(pool.bin_count() == 0);
   std::vector<p3*> v;
-  for (std::uint64_t i = 0; i < 35; ++i) v.push_back(pool.create(p3{i, i, i}));
-  REQUIRE(pool.size() == 35);
+  for (std::uint64_t i = 0; i < 40; ++i) v.push_back(pool.create(p3{i, i, i}));
+  REQUIRE(pool.size() == 40);
   REQUIRE(pool.bin_count() == 4);
   REQUIRE(pool.capacity() == 40);
   REQUIRE(pool.bin_capacity() == 10);

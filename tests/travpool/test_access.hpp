@@ -25,11 +25,11 @@ struct test_access {
   // (position of the bin in the list, chunk index) of a live element.
   template <class Pool>
   static std::pair<std::size_t, std::uint32_t> position(const Pool& p, const void* e) {
-    const auto loc = p.locate(static_cast<const typename Pool::value_type*>(e));
-    if (loc.error != nullptr) return {SIZE_MAX, 0};
+    const auto [bin, index] = p.find_live(static_cast<const typename Pool::value_type*>(e));
+    if (bin == nullptr) return {SIZE_MAX, 0};
     std::size_t n = 0;
-    for (const bin_base* b = p.root_.next_; b != loc.b; b = b->next_) ++n;
-    return {n, loc.index};
+    for (const bin_base* b = p.root_.next_; b != bin; b = b->next_) ++n;
+    return {n, index};
   }
 
   // Every word that can influence the pool's future behaviour, with bins

@@ -100,6 +100,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "sync.hpp"
+
 namespace travpool::detail {
 
 inline constexpr std::uint32_t free_bit = 0x8000'0000u;
@@ -122,6 +124,12 @@ struct bin_base {
   bin_base* avail_next_ = nullptr;
   bin_base* avail_prev_ = nullptr;
   bool in_avail_ = false;
+  // sync::bin_locks only (they fill padding: no bin grows): the bin's lock,
+  // and whether shrink_to_fit retired the bin (retired bins stay mapped, with
+  // their chunk pages returned to the OS, so that a thread that still
+  // remembers one can look at its header safely).
+  spin_lock lock_;
+  bool retired_ = false;
   std::uint64_t owner_ = 0;  // id of the owning pool
 
   bool is_root() const noexcept { return capacity_ == 0; }

@@ -28,7 +28,8 @@ void basic_pool<T, Options...>::validate() const {
   const bin* prev = &root_;
   for (const bin* b = root_.next_; !b->is_root(); prev = b, b = b->next_, ++bins) {
     const std::size_t n = bins;
-    if (bins > bin_count_) fail(n, -1, "bin list is longer than bin_count()");
+    if (bins > bin_count()) fail(n, -1, "bin list is longer than bin_count()");
+    if (b->retired_) fail(n, -1, "retired bin is still in the bin list");
     if (b->prev_ != prev) fail(n, -1, "bin list prev link is broken");
     if (detail::bin_directory::find(b) != b) fail(n, -1, "bin is not registered in the directory");
     if (b->owner_ != id_) fail(n, -1, "bin is owned by another pool");
@@ -85,14 +86,16 @@ void basic_pool<T, Options...>::validate() const {
       expect_link(n, b->free_head_, "next (V3, head)", ops::link_next(*b, b->free_head_), succ[b->free_head_]);
       expect_link(n, b->free_head_, "prev (V3, head)", ops::link_prev(*b, b->free_head_), pred[b->free_head_]);
     }
-    if (b->in_avail_ != !b->full()) fail(n, -1, "membership of the available list is wrong");
-    avail += b->in_avail_ ? 1 : 0;
+    if constexpr (!bin_locked) {
+      if (b->in_avail_ != !b->full()) fail(n, -1, "membership of the available list is wrong");
+      avail += b->in_avail_ ? 1 : 0;
+    }
   }
   if (root_.prev_ != prev) fail(bins, -1, "bin list tail is broken");
-  if (bins != bin_count_)
-    fail(bins, -1, "bin_count() is " + std::to_string(bin_count_) + " but the list holds " + std::to_string(bins));
-  if (live_total != size_)
-    fail(bins, -1, "size() is " + std::to_string(size_) + " but bins hold " + std::to_string(live_total));
+  if (bins != bin_count())
+    fail(bins, -1, "bin_count() is " + std::to_string(bin_count()) + " but the list holds " + std::to_string(bins));
+  if (live_total != size())
+    fail(bins, -1, "size() is " + std::to_string(size()) + " but bins hold " + std::to_string(live_total));
   std::size_t walked = 0;
   for (const bin* b = avail_head_; b != nullptr; b = b->avail_next_) {
     if (!b->in_avail_ || ++walked > bins) throw std::logic_error("travpool::validate: available list is corrupt");

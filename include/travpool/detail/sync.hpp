@@ -1,0 +1,72 @@
+// travpool/detail/sync.hpp: locks and thread-remembered bins for
+// sync::bin_locks (the paper's section 4) and sync::global_mutex.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace travpool::detail {
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+// A bin's lock: one byte in the bin header, on the same cache line as the
+// words it protects. try_lock is one exchange when free; unlock is a plain
+// release store. Bins are held for a few nanoseconds and rarely contended
+// (threads allocate in different bins), so waiting spins, then yields.
+class spin_lock {
+ public:
+  bool try_lock() noexcept {
+    return !locked_.load(std::memory_order_relaxed) && !locked_.exchange(true, std::memory_order_acquire);
+  }
+  void lock() noexcept {
+    for (unsigned spins = 0; !try_lock(); ++spins) {
+      if (spins < 64)
+        cpu_relax();
+      else
+        std::this_thread::yield();
+    }
+  }
+  void unlock() noexcept { locked_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> locked_{false};
+};
+
+struct bin_base;
+
+// A thread's remembered bin for one pool. Keyed by the pool's id, which is
+// never reused, so an entry of a destroyed pool is never followed, whatever
+// address a new pool gets. Entries are plain data: nothing to do at thread
+// exit. A thread may use many pools: entries are direct-mapped by id, so up
+// to remembered_slots pools with consecutive ids never evict each other, and
+// an evicted pool only costs its next create a scan.
+struct remembered_bin {
+  std::uint64_t pool_id = 0;
+  bin_base* bin = nullptr;
+};
+inline constexpr std::size_t remembered_slots = 16;
+
+struct alignas(64) remembered_table {  // one per thread, on its own lines
+  remembered_bin slots[remembered_slots];
+};
+
+inline remembered_bin& remembered_for(std::uint64_t pool_id) noexcept {
+  thread_local remembered_table table;
+  return table.slots[pool_id % remembered_slots];
+}
+
+// Empty guard for policies without a pool-wide mutex.
+struct no_guard {};
+
+}  // namespace travpool::detail
