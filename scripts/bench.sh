@@ -98,8 +98,11 @@ cmake --build "$build_dir" --target "${programs[@]}" -j"$(nproc)"
 bin="$build_dir/bench"
 
 mkdir -p "$out_dir"
-echo "n=$n reps=$reps reps_erase=$reps_long only=$only jcc_fix=$jcc_fix commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-  >"$out_dir/run.txt"
+{
+  echo "n=$n reps=$reps reps_erase=$reps_long only=$only jcc_fix=$jcc_fix"
+  echo "commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$repo" diff --quiet HEAD -- include bench 2>/dev/null || echo ' (+ uncommitted changes in include/ or bench/)')"
+  echo "$(c++ --version | head -1); kernel $(uname -r); THP $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)"
+} >"$out_dir/run.txt"
 say "N = $n elements, $reps / $reps_long repetitions; JSON goes to $out_dir"
 
 # --- 3. run --------------------------------------------------------------------

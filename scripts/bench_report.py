@@ -111,6 +111,7 @@ class Report:
                   file=sys.stderr)
         os.makedirs(args.img, exist_ok=True)
         self.n = None
+        self.section = ""
 
     def img(self, fig, name, alt):
         if self.plt is None:
@@ -130,19 +131,23 @@ class Report:
     def fig11(self, res):
         if not res:
             return
+        self.section = "Figure 11"
         self.md.append("## Figure 11: creating N elements\n")
         self.md.append(
             "Each repetition times only the loop of N creations into an empty container (untimed setup, "
             "untimed teardown). travpool runs at the figure's bin sizes and at its default bin capacity; "
             "the other contenders have no bin size. Ratios are to `boost::object_pool` (the paper's "
-            "comparison) and to `plf::colony`.\n"
+            "comparison) and to `plf::colony`. travpool asks for transparent huge pages (`madvise`) on bin "
+            "spans that are a multiple of 2 MiB, i.e. from 64,000 chunks of 32 B up: such bins fault in 2 MiB "
+            "at a time instead of 4 KiB, which is the step between 32,000 and 64,000 (see THP in run.txt). "
+            "Single slow repetitions of those rows are the kernel compacting memory to find a huge page.\n"
         )
         rows, series = [], {}
         base = res.get("fig11/boost::object_pool/-", {}).get("med")
         colony = res.get("fig11/plf::colony/-", {}).get("med")
         for name, r in res.items():
             _, cont, bin_ = name.split("/", 2)
-            self.noises.append(r["noise"])
+            self.noises.append((self.section, r["noise"]))
             label = cont if bin_ == "-" else "%s, bin %s" % (cont, bin_)
             rows.append([code(label), fmt_s(r["med"]), fmt_s(r["wall_med"]), fmt_pct(r["noise"]),
                          fmt_ratio(r["med"] / base if base else None),
@@ -221,6 +226,7 @@ class Report:
     def table3(self, res):
         if not res:
             return
+        self.section = "Table 3"
         self.md.append("## Table 3: sweeps\n")
         self.md.append(
             "The container is built and its gaps made before timing; one iteration is one sweep. Gaps: each "
@@ -239,7 +245,7 @@ class Report:
                 _, k, cont_style, gaps = name.split("/", 3)
                 if k != kernel:
                     continue
-                self.noises.append(r["noise"])
+                self.noises.append((self.section, r["noise"]))
                 pl = self.per_live(r)
                 ratio = pl / vpl if (pl and vpl) else None
                 n = r["counters"].get("n", 0)
@@ -287,6 +293,7 @@ class Report:
     def erase(self, res):
         if not res:
             return
+        self.section = "erasure"
         self.md.append("## Erasure\n")
         self.md.append(
             "N elements are created and their handles kept (untimed); the timed loop destroys all of them, "
@@ -299,7 +306,7 @@ class Report:
         for name, r in res.items():
             _, mode, cont = name.split("/", 2)
             conts.setdefault(cont, {})[mode] = r
-            self.noises.append(r["noise"])
+            self.noises.append((self.section, r["noise"]))
         rows = []
         for cont, modes in conts.items():
             row = [code(cont)]
@@ -335,6 +342,7 @@ class Report:
     def gaps(self, res):
         if not res:
             return
+        self.section = "gap patterns"
         self.md.append("## Gap patterns: runs of neighbours\n")
         self.md.append(
             "The elements, in creation order, are cut into runs of L neighbours and each run is erased with "
@@ -352,7 +360,7 @@ class Report:
             _, _, cont_style, pat = name.split("/", 3)
             if pat == "dense":
                 continue
-            self.noises.append(r["noise"])
+            self.noises.append((self.section, r["noise"]))
             m = re.match(r"(\d+)%(random|runs(\d+))", pat)
             p, L = int(m.group(1)), (1 if m.group(2) == "random" else int(m.group(3)))
             if L not in lengths:
@@ -426,9 +434,10 @@ def main():
     n = ctx.get("elements") or (mem[0]["n"] if mem else None)
     rep.n = int(n) if n else None
     reps = ctx.get("repetitions", "?")
+    ereps = docs["erase"]["context"].get("repetitions", "?") if docs["erase"] else "–"
     run_txt = ""
     if os.path.exists(os.path.join(args.results, "run.txt")):
-        run_txt = open(os.path.join(args.results, "run.txt")).read().strip()
+        run_txt = "; ".join("`%s`" % l for l in open(os.path.join(args.results, "run.txt")).read().split("\n") if l)
 
     rep.fig11(collect(docs["fig11"]))
     rep.table2(mem)
@@ -437,13 +446,16 @@ def main():
     rep.gaps(collect(docs["gaps"]))
     rep.targets_section()
 
-    noise = sorted(rep.noises)
     noise_line = ""
-    if noise:
-        noise_line = ("Noise over all benchmarks of this run, as (max − min) / median over the repetitions: "
-                      "median %.0f %%, 90th percentile %.0f %%, worst %.0f %%. The *noise* columns show half "
-                      "of that spread (±).\n" % (100 * statistics.median(noise),
-                                                 100 * noise[int(0.9 * (len(noise) - 1))], 100 * noise[-1]))
+    if rep.noises:
+        parts = []
+        for sec in OrderedDict((sec, 1) for sec, _ in rep.noises):
+            v = sorted(x for s2, x in rep.noises if s2 == sec)
+            parts.append("%s: median %.0f %%, worst %.0f %%" % (sec, 100 * statistics.median(v), 100 * v[-1]))
+        noise_line = ("Noise, as (max − min) / median of the primary time over the repetitions of each benchmark: "
+                      + "; ".join(parts) + ". The *noise* columns show half of that spread (±). Creation and "
+                      "erasure are dominated by page faults and the kernel's huge-page work, which vary from "
+                      "one repetition to the next; the median is robust to the outliers.\n")
     caches = ", ".join("L%d %s %d KiB" % (c["level"], c["type"][0], c["size"] // 1024) for c in ctx.get("caches", []))
     header = (
         "# Benchmarks\n\n"
@@ -452,8 +464,9 @@ def main():
         "element is `struct {{ uint64_t x, y, z; }}` (24 B) and every contender runs side by side in the same "
         "run, with the same N.\n\n"
         "## This run\n\n"
-        "- N = {n} elements, {reps} repetitions of every benchmark; `{run}`\n"
-        "- machine: {cpus} CPUs at {mhz} MHz ({caches}); date {date}; build: {bt}\n"
+        "- N = {n} elements; repetitions per benchmark: {reps} ({ereps} for erasure)\n"
+        "- machine: {cpus} CPUs at {mhz} MHz ({caches}); date {date}\n"
+        "- run.txt: {run}\n"
         "- times: median over the repetitions of the **thread CPU time** of the timed region (user + "
         "system, so page faults count); the wall-clock median is shown beside it. The machine is shared "
         "(2 cores, other jobs running), so CPU time is the steadier measure; wall time can be much larger "
@@ -494,9 +507,9 @@ def main():
         "container loses the same elements; erasure order is one fixed permutation for all.\n"
         "- glibc's mmap threshold is pinned at its default (128 KiB) so that every repetition allocates "
         "large blocks the same way (otherwise the first free raises it, and later repetitions differ).\n\n"
-    ).format(n="{:,}".format(rep.n) if rep.n else "?", reps=reps, run=run_txt,
+    ).format(n="{:,}".format(rep.n) if rep.n else "?", reps=reps, ereps=ereps, run=run_txt,
              cpus=ctx.get("num_cpus", "?"), mhz=ctx.get("mhz_per_cpu", "?"), caches=caches,
-             date=ctx.get("date", "?"), bt=ctx.get("library_build_type", "?") and "Release",
+             date=ctx.get("date", "?"),
              noise=noise_line)
     rep.write(header)
 
