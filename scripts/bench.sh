@@ -106,8 +106,11 @@ mkdir -p "$out_dir"
 say "N = $n elements, $reps / $reps_long repetitions; JSON goes to $out_dir"
 
 # --- 3. run --------------------------------------------------------------------
+step=0
+steps=${#programs[@]}
 run_gbench() {  # name json reps
-  say "$1: running, $3 repetitions (one line per benchmark as it finishes)"
+  step=$((step + 1))
+  say "[$step/$steps] $1: running, $3 repetitions (one line per benchmark as it finishes)"
   "$bin/$1" --n="$n" --reps="$3" --benchmark_out="$out_dir/$2.json" --benchmark_out_format=json \
     --benchmark_display_aggregates_only=true --benchmark_counters_tabular=false |
     { grep --line-buffered -v -E '_(mean|stddev|cv) ' || true; }
@@ -116,7 +119,8 @@ run_gbench() {  # name json reps
 wants fig11 && run_gbench fig11_create_bench fig11 "$reps"
 if wants table2; then
   mapfile -t containers < <("$bin/memory_probe_bench" --list)
-  say "memory_probe_bench: one process per container (${#containers[@]} containers)"
+  step=$((step + 1))
+  say "[$step/$steps] memory_probe_bench: one process per container (${#containers[@]} containers)"
   {
     echo "["
     i=0
