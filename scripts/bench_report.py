@@ -407,6 +407,8 @@ class Report:
             "Computed from this one run. The targets were set for the compact layout; other layouts are listed "
             "for reference.\n"
         )
+        order = list(OrderedDict((t[0], 1) for t in self.targets))
+        self.targets.sort(key=lambda t: (order.index(t[0]), 0 if "compact" in t[1] else 1))
         rows = []
         for what, subj, v, lim, unit, met in self.targets:
             val = "–" if v is None else ("%.3f%s" % (v, unit))
