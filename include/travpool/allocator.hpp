@@ -28,7 +28,9 @@
 // A freed node goes back to its pool at once and is reused by the next
 // allocation of that size. Bins (2 MiB of address space each, touched pages
 // only) are returned to the OS by shrink_to_fit(), which unmaps every bin
-// without a live node, in every pool of the variant. The pools themselves
+// without a live node, in every pool of the variant (concurrent_allocator:
+// the bin's pages go back, its address range stays reserved for reuse
+// because other threads may remember the bin). The pools themselves
 // are never destroyed (containers with static storage duration may free
 // nodes during static destruction); their bins go back at process exit.
 //
@@ -39,11 +41,12 @@
 //   thread at a time, *across containers* (the pool is shared). Use it in
 //   single-threaded programs or phases. Like fast_pool_allocator<T,
 //   default_user_allocator_new_delete, boost::details::pool::null_mutex>.
-// concurrent_allocator<T>: any thread may allocate and free, also nodes
-//   allocated by another thread (a container may be built on one thread and
-//   destroyed on another). Like the default boost::fast_pool_allocator<T>.
-//   Interim: until travpool::concurrent_pool lands, each node pool is a
-//   pool<T> guarded by one std::mutex (detail::allocator_interim_locked).
+// concurrent_allocator<T> (Sync = sync::bin_locks): any thread may allocate
+//   and free, also nodes allocated by another thread (a container may be
+//   built on one thread and destroyed on another); shrink_to_fit and stats
+//   too. Each node pool is a concurrent_pool: a lock per bin and a bin
+//   remembered per thread, so threads allocate in different bins. Like the
+//   default boost::fast_pool_allocator<T>, without its global mutex.
 // The two variants are distinct types with separate pools: a node of one
 // must not be freed through the other.
 //
@@ -69,14 +72,10 @@ struct allocator_stats {
   std::size_t nodes = 0;         // live nodes
   std::size_t capacity = 0;      // chunks in all bins, live or free
   std::size_t bins = 0;          // bins held
-  std::size_t bytes_mapped = 0;  // address space of all bins (touched pages only are resident)
+  std::size_t bytes_mapped = 0;  // address space of the bins held (touched pages only are resident)
 };
 
 namespace detail {
-
-// Tag of the interim thread-safe variant: a pool behind one mutex per node
-// size. To be replaced by sync::bin_locks (concurrent_pool).
-struct allocator_interim_locked {};
 
 // Storage of one node. The empty user-provided constructor keeps create()
 // from zeroing the bytes.
@@ -139,31 +138,6 @@ class node_pool_backend {
   basic_pool<Storage, Sync> pool_;
 };
 
-template <class Storage>
-class node_pool_backend<Storage, allocator_interim_locked> {
- public:
-  void* allocate() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return pool_.create();
-  }
-  void deallocate(void* p) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    pool_.destroy(static_cast<const Storage*>(p));
-  }
-  void shrink_to_fit() noexcept {
-    std::lock_guard<std::mutex> lock(mutex_);
-    pool_.shrink_to_fit();
-  }
-  void add_stats(allocator_stats& s) const noexcept {
-    std::lock_guard<std::mutex> lock(mutex_);
-    add_pool_stats(pool_, s);
-  }
-
- private:
-  mutable std::mutex mutex_;
-  basic_pool<Storage> pool_;
-};
-
 // The process-wide pool of nodes of Size bytes aligned to Align, for Sync.
 template <std::size_t Size, std::size_t Align, class Sync>
 class node_pool final : public node_pool_base {
@@ -193,7 +167,8 @@ class node_pool final : public node_pool_base {
 }  // namespace detail
 
 // A standard Allocator (see the header comment for routing, sharing, memory
-// return and thread safety). Sync: sync::none or the thread-safe variant's tag.
+// return and thread safety). Sync: any sync option of basic_pool
+// (sync::none, sync::bin_locks, sync::global_mutex).
 template <class T, class Sync = sync::none>
 class basic_allocator {
  public:
@@ -281,6 +256,6 @@ using allocator = basic_allocator<T, sync::none>;
 
 // Thread-safe: any thread may allocate and deallocate.
 template <class T>
-using concurrent_allocator = basic_allocator<T, detail::allocator_interim_locked>;
+using concurrent_allocator = basic_allocator<T, sync::bin_locks>;
 
 }  // namespace travpool

@@ -28,7 +28,15 @@ namespace layout {
 struct interleaved {
   using category = detail::layout_category;
 };
+// Status bits in a per-bin bitmap and free-chunk links inside the free
+// payload: chunks are max(sizeof(T), 12) bytes apart (rounded up to
+// alignof(T)), live runs are contiguous arrays, sweeps test 64 chunks at once.
+struct compact {
+  using category = detail::layout_category;
+};
 }  // namespace layout
+
+#define TRAVPOOL_HAS_LAYOUT_COMPACT 1
 
 namespace sync {
 // No synchronisation: the pool is used by one thread at a time.

@@ -34,8 +34,10 @@
 
 #include "detail/bin.hpp"
 #include "detail/bin_directory.hpp"
+#include "detail/layout_compact.hpp"
 #include "detail/os_memory.hpp"
 #include "detail/partition.hpp"
+#include "detail/segments.hpp"
 #include "detail/sync.hpp"
 #include "options.hpp"
 #include "parallel.hpp"
@@ -61,6 +63,10 @@ struct layout_chunks;
 template <class T>
 struct layout_chunks<layout::interleaved, T> {
   using type = interleaved_chunks<T>;
+};
+template <class T>
+struct layout_chunks<layout::compact, T> {
+  using type = compact_chunks<T>;
 };
 
 inline std::uint64_t next_pool_id() noexcept {
@@ -102,6 +108,14 @@ class pool_iterator {
   using difference_type = std::ptrdiff_t;
   using pointer = std::conditional_t<Const, const T*, T*>;
   using reference = std::conditional_t<Const, const T&, T&>;
+  // The runs of a range of these iterators can be std::span<value type>.
+  static constexpr bool contiguous_runs = [] {
+    if constexpr (requires { Ops::contiguous; })
+      return Ops::contiguous;
+    else
+      return false;
+  }();
+  using segments_type = detail::segment_range<std::conditional_t<Const, const T, T>, Ops>;
 
   pool_iterator() = default;
   // A const_iterator is constructible from an iterator.
@@ -143,6 +157,12 @@ class pool_iterator {
     pool_iterator it;
     it.seek_forward(b);
     return it;
+  }
+
+  // Returns: the runs of live elements from *this up to `last`, which must
+  // be at a bin's first element or at end (as partition ranges are).
+  segments_type segments_until(const pool_iterator& last) const noexcept requires contiguous_runs {
+    return segments_type(bin_, index_, last.bin_);
   }
 
   friend bool operator==(const pool_iterator& a, const pool_iterator& b) noexcept {
@@ -430,15 +450,27 @@ class basic_pool {
     return const_range_type(std::make_shared<const detail::bin_index>(const_cast<bin*>(&root_)));
   }
 
+  // Returns: a forward range of std::span<T>, one per maximal run of
+  // contiguous live elements, in iteration order, so that inner loops are
+  // plain array loops the compiler can vectorise. Available when live runs
+  // are arrays: layout::compact with sizeof(T) >= 12 and a multiple of
+  // alignof(T). Valid while no element is created or destroyed.
+  auto segments() noexcept requires iterator::contiguous_runs { return begin().segments_until(end()); }
+  auto segments() const noexcept requires const_iterator::contiguous_runs { return begin().segments_until(end()); }
+
   // Effects: calls f(element) for every live element, bin by bin, in the
   // order of iteration. f must not create or destroy.
   template <class F>
   void for_each(F&& f) {
     for (bin* b = root_.next_; !b->is_root(); b = b->next_) {
       if (b->live_ == 0) continue;
-      const std::uint32_t last = b->last();
-      for (std::uint32_t i = algo::first_assigned(*b); i != last; i = algo::step_forward(*b, i))
-        f(*std::launder(static_cast<T*>(ops::payload(*b, i))));
+      if constexpr (requires { ops::for_each_live(*b, f); }) {
+        ops::for_each_live(*b, f);
+      } else {
+        const std::uint32_t last = b->last();
+        for (std::uint32_t i = algo::first_assigned(*b); i != last; i = algo::step_forward(*b, i))
+          f(*std::launder(static_cast<T*>(ops::payload(*b, i))));
+      }
     }
   }
 

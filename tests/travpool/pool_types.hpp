@@ -20,11 +20,14 @@ using pool_t = typename make_pool<T, Opts>::type;
 }  // namespace travpool::test
 
 // Every layout; each test instantiates travpool::test::pool_t<T, TestType>.
-#define TRAVPOOL_TEST_LAYOUTS travpool::test::options<travpool::layout::interleaved>
+#define TRAVPOOL_TEST_LAYOUTS \
+  travpool::test::options<travpool::layout::interleaved>, travpool::test::options<travpool::layout::compact>
 
 // Every layout x synchronisation policy (types with commas in parentheses,
 // as Catch2 requires).
-#define TRAVPOOL_TEST_POLICIES                                                             \
-  travpool::test::options<travpool::layout::interleaved>,                                  \
-      (travpool::test::options<travpool::layout::interleaved, travpool::sync::bin_locks>), \
-      (travpool::test::options<travpool::sync::global_mutex, travpool::layout::interleaved>)
+#define TRAVPOOL_TEST_POLICIES                                                                \
+  travpool::test::options<travpool::layout::interleaved>,                                     \
+      (travpool::test::options<travpool::layout::interleaved, travpool::sync::bin_locks>),    \
+      (travpool::test::options<travpool::sync::global_mutex, travpool::layout::interleaved>), \
+      travpool::test::options<travpool::layout::compact>,                                     \
+      (travpool::test::options<travpool::sync::bin_locks, travpool::layout::compact>)

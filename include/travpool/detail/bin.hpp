@@ -195,6 +195,7 @@ struct bin_algorithms {
   // Effects: makes `b` an empty bin: sentinels written, free list = 2, 3, ...
   // Touches only chunks 0, 1, 2 and the last two.
   static void init(bin_base& b) noexcept {
+    if constexpr (requires { Ops::init_bin(b); }) Ops::init_bin(b);
     const std::uint32_t a1 = b.last(), f1 = b.full_mark();
     Ops::mark_assigned(b, 0);
     Ops::mark_assigned(b, a1);

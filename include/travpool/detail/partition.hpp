@@ -26,6 +26,9 @@ class pool_subrange {
   Iterator end() const noexcept { return end_; }
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
+  // Returns: this range's maximal runs of contiguous live elements as
+  // std::span (see basic_pool::segments()).
+  auto segments() const noexcept requires Iterator::contiguous_runs { return begin_.segments_until(end_); }
 
  private:
   Iterator begin_{};

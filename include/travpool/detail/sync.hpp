@@ -27,7 +27,8 @@ inline void cpu_relax() noexcept {
 class spin_lock {
  public:
   bool try_lock() noexcept {
-    return !locked_.load(std::memory_order_relaxed) && !locked_.exchange(true, std::memory_order_acquire);
+    bool expected = false;
+    return locked_.compare_exchange_strong(expected, true, std::memory_order_acquire, std::memory_order_relaxed);
   }
   void lock() noexcept {
     for (unsigned spins = 0; !try_lock(); ++spins) {

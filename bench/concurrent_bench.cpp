@@ -1,0 +1,198 @@
+// bench/concurrent_bench.cpp: thread-safe creation (the paper's Figure 12),
+// llheap's churn, and a producer-consumer pair.
+//
+// Contenders, side by side in one process with the same N and flags:
+//   concurrent_pool       basic_pool<T, sync::bin_locks>
+//   global_mutex_pool     basic_pool<T, sync::global_mutex>
+//   boost_pool_mutex      boost::object_pool<T> + std::mutex
+//   new_delete            new / delete
+//   pool_single           travpool::pool<T>, 1 thread only: the uncontended
+//                         baseline for concurrent_pool's fast-path cost
+//
+// Figure 12: N creations in an OpenMP parallel for (static schedule) at
+// 1, 2, 4, 8 threads; each pointer is stored in a preallocated array, as real
+// code would keep it. Only the parallel loop is timed (manual time); the
+// container's construction and teardown are not.
+//
+// Flags (before Google Benchmark's): --n=N (default 20,000,000).
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include <boost/pool/object_pool.hpp>
+
+#include <travpool/pool.hpp>
+
+namespace {
+
+struct element {
+  std::uint64_t x, y, z;
+};
+
+std::size_t n_elements = 20'000'000;
+
+struct concurrent_pool_c {
+  travpool::concurrent_pool<element> pool;
+  element* create(std::uint64_t i) { return pool.create(element{i, i, i}); }
+  void destroy(element* e) { pool.destroy(e); }
+};
+struct global_mutex_pool_c {
+  travpool::basic_pool<element, travpool::sync::global_mutex> pool;
+  element* create(std::uint64_t i) { return pool.create(element{i, i, i}); }
+  void destroy(element* e) { pool.destroy(e); }
+};
+struct boost_pool_mutex_c {
+  std::mutex m;
+  boost::object_pool<element> pool;
+  element* create(std::uint64_t i) {
+    std::lock_guard g(m);
+    return pool.construct(element{i, i, i});
+  }
+  // boost::object_pool::destroy is O(N) (ordered free); churn uses free().
+  void destroy(element* e) {
+    std::lock_guard g(m);
+    pool.free(e);
+  }
+};
+struct new_delete_c {
+  element* create(std::uint64_t i) { return new element{i, i, i}; }
+  void destroy(element* e) { delete e; }
+  std::vector<element*>* owned = nullptr;
+};
+struct pool_single_c {
+  travpool::pool<element> pool;
+  element* create(std::uint64_t i) { return pool.create(element{i, i, i}); }
+  void destroy(element* e) { pool.destroy(e); }
+};
+
+template <class C>
+void fig12_create(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const std::size_t n = n_elements;
+  std::vector<element*> ptrs(n);
+  std::memset(ptrs.data(), 0, n * sizeof(element*));  // touch outside the timing
+  for (auto _ : state) {
+    auto c = std::make_unique<C>();
+    const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i)
+      ptrs[static_cast<std::size_t>(i)] = c->create(static_cast<std::uint64_t>(i));
+    const auto t1 = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+    benchmark::DoNotOptimize(ptrs.data());
+    if constexpr (std::is_same_v<C, new_delete_c>)
+      for (element* e : ptrs) delete e;
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+  state.counters["threads"] = threads;
+}
+
+// llheap's churn: each thread owns `slots` elements and repeatedly destroys
+// the element in a random slot and creates a new one in its place.
+template <class C>
+void churn(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const std::size_t slots = 100'000, rounds = 2'000'000;
+  for (auto _ : state) {
+    auto c = std::make_unique<C>();
+    std::vector<std::vector<element*>> owned(static_cast<std::size_t>(threads));
+#pragma omp parallel num_threads(threads)
+    {
+      auto& mine = owned[static_cast<std::size_t>(omp_get_thread_num())];
+      for (std::size_t i = 0; i < slots; ++i) mine.push_back(c->create(i));
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel num_threads(threads)
+    {
+      auto& mine = owned[static_cast<std::size_t>(omp_get_thread_num())];
+      std::minstd_rand rng(static_cast<unsigned>(omp_get_thread_num() + 1));
+      for (std::size_t r = 0; r < rounds; ++r) {
+        const std::size_t s = rng() % slots;
+        c->destroy(mine[s]);
+        mine[s] = c->create(r);
+      }
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+    for (auto& v : owned)
+      for (element* e : v) c->destroy(e);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rounds * static_cast<std::size_t>(threads)));
+  state.counters["threads"] = threads;
+}
+
+// One thread creates, another destroys what it created (a ring of pointers).
+template <class C>
+void producer_consumer(benchmark::State& state) {
+  const std::size_t n = 4'000'000, ring = 4096;
+  for (auto _ : state) {
+    auto c = std::make_unique<C>();
+    std::vector<std::atomic<element*>> slots(ring);
+    for (auto& s : slots) s.store(nullptr);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::thread consumer([&] {
+      for (std::size_t i = 0; i < n; ++i) {
+        auto& s = slots[i % ring];
+        element* e;
+        while ((e = s.exchange(nullptr, std::memory_order_acquire)) == nullptr) std::this_thread::yield();
+        c->destroy(e);
+      }
+    });
+    for (std::size_t i = 0; i < n; ++i) {
+      element* e = c->create(i);
+      auto& s = slots[i % ring];
+      while (s.load(std::memory_order_relaxed) != nullptr) std::this_thread::yield();
+      s.store(e, std::memory_order_release);
+    }
+    consumer.join();
+    const auto t1 = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+}
+
+void thread_args(benchmark::internal::Benchmark* b) {
+  for (int t : {1, 2, 4, 8}) b->Arg(t);
+  b->UseManualTime()->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace
+
+BENCHMARK_TEMPLATE(fig12_create, pool_single_c)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(fig12_create, concurrent_pool_c)->Apply(thread_args);
+BENCHMARK_TEMPLATE(fig12_create, global_mutex_pool_c)->Apply(thread_args);
+BENCHMARK_TEMPLATE(fig12_create, boost_pool_mutex_c)->Apply(thread_args);
+BENCHMARK_TEMPLATE(fig12_create, new_delete_c)->Apply(thread_args);
+BENCHMARK_TEMPLATE(churn, pool_single_c)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(churn, concurrent_pool_c)->Apply(thread_args);
+BENCHMARK_TEMPLATE(churn, global_mutex_pool_c)->Apply(thread_args);
+BENCHMARK_TEMPLATE(churn, boost_pool_mutex_c)->Apply(thread_args);
+BENCHMARK_TEMPLATE(churn, new_delete_c)->Apply(thread_args);
+BENCHMARK_TEMPLATE(producer_consumer, concurrent_pool_c)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(producer_consumer, global_mutex_pool_c)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(producer_consumer, boost_pool_mutex_c)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(producer_consumer, new_delete_c)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+int main(int argc, char** argv) {
+  std::vector<char*> rest;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--n=", 4) == 0)
+      n_elements = std::strtoull(argv[i] + 4, nullptr, 10);
+    else
+      rest.push_back(argv[i]);
+  }
+  int rc = static_cast<int>(rest.size());
+  benchmark::Initialize(&rc, rest.data());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+}

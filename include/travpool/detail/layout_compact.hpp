@@ -1,0 +1,106 @@
+// travpool/detail/layout_compact.hpp: layout::compact, the paper's
+// algorithm with the status word moved out of the chunk.
+//
+//   struct bin {
+//     bin_base header;                     // 128 B
+//     u64      assigned[(capacity+4+63)/64]; // bit i: chunk i is assigned
+//     chunk    c[capacity + 4];            // at chunks_, aligned to >= 64
+//   };
+//   union chunk {                          // stride = max(sizeof(T), 12),
+//     T payload;                           //   rounded up to alignof(T)
+//     struct { u32 free_next, next, prev; } link;   // when free
+//   };
+//
+// A 24-byte T takes exactly 24 B plus one bit, and live payloads of a run
+// are contiguous, so a run is a std::span<T> (segments()). Sweeps read the
+// bitmap 64 chunks at a time: a word of all ones is a run of 64 elements
+// walked straight through; other words are walked bit by bit, and free runs
+// are jumped with the boundary links (or skipped a word at a time).
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "bin.hpp"
+
+namespace travpool::detail {
+
+template <class T>
+struct compact_chunks {
+  static constexpr std::size_t chunk_align = std::max<std::size_t>(alignof(T), 4);
+  static constexpr std::size_t stride = round_up(std::max<std::size_t>(sizeof(T), 12), chunk_align);
+  // Runs of live chunks are arrays of T when chunks are exactly sizeof(T) apart.
+  static constexpr bool contiguous = stride == sizeof(T);
+
+  static constexpr std::size_t words(std::uint32_t cap) noexcept { return (std::size_t{cap} + 4 + 63) / 64; }
+  static constexpr std::size_t extra_bytes(std::uint32_t cap) noexcept { return words(cap) * 8; }
+
+  static std::uint64_t* bits(const bin_base& b) noexcept {
+    return reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(const_cast<bin_base*>(&b)) + 128);
+  }
+  static std::byte* at(const bin_base& b, std::uint32_t i) noexcept { return b.chunks_ + std::size_t{i} * stride; }
+  static void* payload(const bin_base& b, std::uint32_t i) noexcept { return at(b, i); }
+
+  // Effects: marks every chunk free (bins are reinitialised by clear()).
+  static void init_bin(const bin_base& b) noexcept { std::memset(bits(b), 0, extra_bytes(b.capacity_)); }
+
+  static bool is_free(const bin_base& b, std::uint32_t i) noexcept { return ((bits(b)[i >> 6] >> (i & 63)) & 1) == 0; }
+  static std::uint32_t free_next(const bin_base& b, std::uint32_t i) noexcept { return load_u32(at(b, i)); }
+  static void mark_free(const bin_base& b, std::uint32_t i, std::uint32_t next_free) noexcept {
+    bits(b)[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
+    store_u32(at(b, i), next_free);
+  }
+  static void mark_assigned(const bin_base& b, std::uint32_t i) noexcept {
+    bits(b)[i >> 6] |= std::uint64_t{1} << (i & 63);
+  }
+
+  static std::uint32_t link_next(const bin_base& b, std::uint32_t i) noexcept { return load_u32(at(b, i) + 4); }
+  static std::uint32_t link_prev(const bin_base& b, std::uint32_t i) noexcept { return load_u32(at(b, i) + 8); }
+  static void set_link_next(const bin_base& b, std::uint32_t i, std::uint32_t v) noexcept {
+    store_u32(at(b, i) + 4, v);
+  }
+  static void set_link_prev(const bin_base& b, std::uint32_t i, std::uint32_t v) noexcept {
+    store_u32(at(b, i) + 8, v);
+  }
+
+  // Returns: the first free chunk at or after assigned chunk i (A1's
+  // neighbour F1 bounds every run).
+  static std::uint32_t run_end(const bin_base& b, std::uint32_t i) noexcept {
+    const std::uint64_t* w = bits(b);
+    std::size_t k = i >> 6;
+    std::uint64_t free_bits = ~w[k] & (~std::uint64_t{0} << (i & 63));
+    while (free_bits == 0) free_bits = ~w[++k];
+    return static_cast<std::uint32_t>(k * 64 + static_cast<std::size_t>(std::countr_zero(free_bits)));
+  }
+
+  // Effects: f(T&) for every live chunk of b in address order, 64 chunks per
+  // bitmap word; words of all ones run straight through.
+  template <class F>
+  static void for_each_live(const bin_base& b, F& f) {
+    const std::uint64_t* w = bits(b);
+    const std::size_t n = words(b.capacity_);
+    // The pseudo chunks A0 (bit 0) and A1 are assigned: mask them out.
+    const std::uint32_t a1 = b.last();
+    std::byte* base = b.chunks_;
+    for (std::size_t k = 0; k < n; ++k) {
+      std::uint64_t live = w[k];
+      if (k == 0) live &= ~std::uint64_t{1};
+      if (k == (a1 >> 6)) live &= ~(std::uint64_t{1} << (a1 & 63));
+      if (live == 0) continue;
+      std::byte* p = base + k * 64 * stride;
+      if (live == ~std::uint64_t{0}) {
+        for (std::size_t j = 0; j < 64; ++j) f(*std::launder(reinterpret_cast<T*>(p + j * stride)));
+        continue;
+      }
+      do {
+        const int j = std::countr_zero(live);
+        live &= live - 1;
+        f(*std::launder(reinterpret_cast<T*>(p + static_cast<std::size_t>(j) * stride)));
+      } while (live != 0);
+    }
+  }
+};
+
+}  // namespace travpool::detail
