@@ -8,6 +8,18 @@
 #include <cstdint>
 #include <type_traits>
 
+// Debug checks (iterators to destroyed elements, sweeps racing with
+// modifications, leak reports): on in Debug builds, off under NDEBUG unless
+// TRAVPOOL_CHECKS=1. With checks on, iterator operations may throw
+// usage_error instead of being noexcept.
+#ifndef TRAVPOOL_CHECKS
+#ifdef NDEBUG
+#define TRAVPOOL_CHECKS 0
+#else
+#define TRAVPOOL_CHECKS 1
+#endif
+#endif
+
 namespace travpool {
 
 // Chunks per bin. A bin is one allocation from the operating system holding
@@ -56,6 +68,20 @@ struct global_mutex {
   using category = detail::sync_category;
 };
 }  // namespace sync
+
+namespace stats {
+// No statistics (zero cost).
+struct none {
+  using category = detail::stats_category;
+};
+// Counters in the style of the llheap thesis: creates, destroys, destroys
+// from another thread, bins allocated and released, peak live elements, and
+// for sync::bin_locks failed try_locks and bins scanned by creates. Kept per
+// bin (and per pool for bins released), summed by pool.stats().
+struct counters {
+  using category = detail::stats_category;
+};
+}  // namespace stats
 
 namespace detail {
 

@@ -21,6 +21,8 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <iostream>
 #include <iterator>
 #include <memory>
 #include <mutex>
@@ -41,6 +43,7 @@
 #include "detail/sync.hpp"
 #include "options.hpp"
 #include "parallel.hpp"
+#include "stats.hpp"
 
 namespace travpool {
 
@@ -68,6 +71,12 @@ template <class T>
 struct layout_chunks<layout::compact, T> {
   using type = compact_chunks<T>;
 };
+
+inline std::atomic<bool>& leak_reporting() noexcept {
+  static std::atomic<bool> on{std::getenv("TRAVPOOL_LEAK_REPORT") != nullptr &&
+                              std::getenv("TRAVPOOL_LEAK_REPORT")[0] == '1'};
+  return on;
+}
 
 inline std::uint64_t next_pool_id() noexcept {
   static std::atomic<std::uint64_t> counter{0};
@@ -122,30 +131,35 @@ class pool_iterator {
   template <bool C = Const, class = std::enable_if_t<C>>
   pool_iterator(const pool_iterator<T, Ops, false>& o) noexcept : bin_(o.bin_), index_(o.index_) {}
 
-  reference operator*() const noexcept { return *operator->(); }
-  pointer operator->() const noexcept { return std::launder(static_cast<pointer>(Ops::payload(*bin_, index_))); }
+  reference operator*() const noexcept(!TRAVPOOL_CHECKS) { return *operator->(); }
+  pointer operator->() const noexcept(!TRAVPOOL_CHECKS) {
+    check("dereferencing");
+    return std::launder(static_cast<pointer>(Ops::payload(*bin_, index_)));
+  }
 
   // Complexity: O(1) amortised (empty bins are skipped).
-  pool_iterator& operator++() noexcept {
+  pool_iterator& operator++() noexcept(!TRAVPOOL_CHECKS) {
+    check("incrementing");
     index_ = algo::step_forward(*bin_, index_);
     if (index_ == bin_->last()) seek_forward(bin_->next_);
     return *this;
   }
-  pool_iterator operator++(int) noexcept {
+  pool_iterator operator++(int) noexcept(!TRAVPOOL_CHECKS) {
     auto t = *this;
     ++*this;
     return t;
   }
-  pool_iterator& operator--() noexcept {
+  pool_iterator& operator--() noexcept(!TRAVPOOL_CHECKS) {
     if (bin_->is_root()) {
       seek_backward(bin_->prev_);
       return *this;
     }
+    check("decrementing");
     index_ = algo::step_backward(*bin_, index_);
     if (index_ == 0) seek_backward(bin_->prev_);
     return *this;
   }
-  pool_iterator operator--(int) noexcept {
+  pool_iterator operator--(int) noexcept(!TRAVPOOL_CHECKS) {
     auto t = *this;
     --*this;
     return t;
@@ -178,6 +192,23 @@ class pool_iterator {
 
   pool_iterator(bin_base* b, std::uint32_t i) noexcept : bin_(b), index_(i) {}
 
+  // TRAVPOOL_CHECKS: the element must still be live, and no other thread may
+  // hold its bin's lock (a create or destroy racing with the sweep; only
+  // sync::bin_locks pools take bin locks). A destroyed element whose chunk
+  // was reused by a later create is live again and cannot be told apart.
+  void check([[maybe_unused]] const char* what) const {
+    if constexpr (TRAVPOOL_CHECKS) {
+      if (bin_ == nullptr || bin_->is_root())
+        throw usage_error(std::string("travpool: ") + what + " an end or singular iterator");
+      if (index_ >= bin_->fresh_ || Ops::is_free(*bin_, index_))
+        throw usage_error(std::string("travpool: ") + what + " an iterator whose element was destroyed");
+      if (!bin_->lock_.try_lock())
+        throw usage_error(std::string("travpool: ") + what +
+                          " an iterator while another thread modifies its bin (sweeps need a quiescent pool)");
+      bin_->lock_.unlock();
+    }
+  }
+
   // Positions on the first element of the first non-empty bin from `b` on, or on end.
   void seek_forward(bin_base* b) noexcept {
     while (!b->is_root() && b->live_ == 0) b = b->next_;
@@ -196,6 +227,10 @@ class pool_iterator {
 };
 
 }  // namespace detail
+
+// Effects: turns the leak report of pools destroyed with live elements on or
+// off (TRAVPOOL_CHECKS builds only; default: TRAVPOOL_LEAK_REPORT=1).
+inline void set_leak_reporting(bool on) noexcept { detail::leak_reporting().store(on); }
 
 // The paper's default: "about 64,000 chunks per bin". travpool fills one
 // 2 MiB span (65,530 chunks of 32 B for a 24-byte T); see README.
@@ -244,12 +279,21 @@ class basic_pool {
  public:
   using layout_type = detail::select_option_t<detail::layout_category, layout::interleaved, Options...>;
   using sync_type = detail::select_option_t<detail::sync_category, sync::none, Options...>;
+  using stats_type = detail::select_option_t<detail::stats_category, stats::none, Options...>;
 
  private:
   using ops = typename detail::layout_chunks<layout_type, T>::type;
   using algo = detail::bin_algorithms<ops>;
   using bin = detail::bin_base;
   static constexpr bool bin_locked = std::is_same_v<sync_type, sync::bin_locks>;
+  static constexpr bool counting = std::is_same_v<stats_type, stats::counters>;
+  // Pool-wide counters (stats::counters): bins, and what released bins counted.
+  struct totals {
+    std::uint64_t bins_allocated = 0;
+    std::uint64_t bins_released = 0;
+    std::uint64_t peak_live = 0;  // sync::none and global_mutex: exact
+    bin::counters released;
+  };
 
  public:
   using value_type = T;
@@ -295,7 +339,14 @@ class basic_pool {
   }
 
   // Effects: destroys every live element and returns every bin to the OS.
-  ~basic_pool() { release_all(); }
+  // With TRAVPOOL_CHECKS and leak reporting on (travpool::set_leak_reporting
+  // or TRAVPOOL_LEAK_REPORT=1 in the environment), first reports the
+  // elements still live to stderr.
+  ~basic_pool() {
+    if constexpr (TRAVPOOL_CHECKS)
+      if (detail::leak_reporting().load(std::memory_order_relaxed)) report_leaks(std::cerr);
+    release_all();
+  }
 
   // Effects: constructs a T from args in a free chunk.
   // Returns: a pointer that stays valid until the element is destroyed.
@@ -314,9 +365,11 @@ class basic_pool {
           // retired_ is written under this lock too; a retired bin stays mapped.
           if (!b->retired_ && !b->full()) return create_locked(b, std::forward<A>(args)...);
           b->lock_.unlock();
+        } else {
+          return create_slow(slot, 1, std::forward<A>(args)...);
         }
       }
-      return create_slow(slot, std::forward<A>(args)...);
+      return create_slow(slot, 0, std::forward<A>(args)...);
     } else {
       [[maybe_unused]] const auto guard = sync_.guard();
       bin* b = avail_head_;
@@ -483,6 +536,7 @@ class basic_pool {
     for (bin* b = root_.next_; !b->is_root(); b = b->next_) {
       [[maybe_unused]] const auto bin_guard = lock_bin(b);
       destroy_elements(*b);
+      if constexpr (counting) b->counters_.destroys += b->live_;
       algo::init(*b);
       if constexpr (!bin_locked)
         if (!b->in_avail_) avail_push_back(b);
@@ -519,6 +573,44 @@ class basic_pool {
     }
   }
 
+  // Returns: the counters, summed over bins (stats::counters only).
+  // Thread-safe with sync::bin_locks (takes each bin's lock). O(bins).
+  pool_stats stats() const requires counting {
+    [[maybe_unused]] const auto guard = sync_.guard();
+    std::shared_lock<std::shared_mutex> list;
+    if constexpr (bin_locked) list = std::shared_lock(sync_.list_mutex_);
+    pool_stats s;
+    auto add = [&s](const bin::counters& c) {
+      s.creates += c.creates, s.destroys += c.destroys, s.remote_destroys += c.remote_destroys;
+      s.failed_try_locks += c.failed_try_locks, s.bins_scanned += c.bins_scanned;
+      s.peak_live += c.peak_live;
+    };
+    add(totals_.released);
+    for (bin* b = root_.next_; !b->is_root(); b = b->next_) {
+      [[maybe_unused]] const auto bin_guard = lock_bin(b);
+      add(b->counters_);
+      s.live += b->live_;
+    }
+    if constexpr (!bin_locked) s.peak_live = totals_.peak_live;
+    s.bins_allocated = totals_.bins_allocated;
+    s.bins_released = totals_.bins_released;
+    return s;
+  }
+
+  // Effects: writes how many elements are live, in how many bins, and the
+  // addresses of the first few, to os (llheap-style leak report).
+  // Returns: the number of live elements. Requires a quiescent pool.
+  std::size_t report_leaks(std::ostream& os) const {
+    std::size_t live = 0, bins = 0, shown = 0;
+    for (const bin* b = root_.next_; !b->is_root(); b = b->next_) live += b->live_, bins += b->live_ != 0;
+    if (live == 0) return 0;
+    os << "travpool: pool " << id_ << " has " << live << " live element(s) of " << sizeof(T) << " B in " << bins
+       << " bin(s)";
+    for (auto it = begin(); it != end() && shown < 8; ++it, ++shown) os << (shown == 0 ? ": " : ", ") << &*it;
+    os << (live > shown ? ", ...\n" : "\n");
+    return live;
+  }
+
   // Effects: checks every invariant of the design note in detail/bin.hpp,
   // over every bin. Throws: std::logic_error naming the bin and chunk of the
   // first violation. Requires a quiescent pool. Complexity: O(capacity + bins).
@@ -551,6 +643,14 @@ class basic_pool {
     }
     algo::commit_create(b, c);
     if constexpr (!bin_locked) ++size_;
+    if constexpr (counting) {
+      ++b.counters_.creates;
+      b.counters_.peak_live = std::max(b.counters_.peak_live, b.live_);
+      if constexpr (bin_locked)
+        b.last_creator_ = detail::thread_number();
+      else
+        totals_.peak_live = std::max<std::uint64_t>(totals_.peak_live, size_);
+    }
     return p;
   }
 
@@ -565,7 +665,8 @@ class basic_pool {
   // other bins with try_lock under the shared list lock, starting after the
   // remembered one so that threads spread out; else append a bin.
   template <class... A>
-  T* create_slow(detail::remembered_bin& slot, A&&... args) {
+  T* create_slow(detail::remembered_bin& slot, std::uint32_t failed, A&&... args) {
+    std::uint32_t scanned = 0;
     {
       std::shared_lock list(sync_.list_mutex_);
       bin* start = root_.next_;
@@ -576,9 +677,14 @@ class basic_pool {
       for (size_type seen = 0; seen < n; b = b->next_) {
         if (b->is_root()) continue;
         ++seen;
-        if (!b->lock_.try_lock()) continue;
+        if constexpr (counting) ++scanned;
+        if (!b->lock_.try_lock()) {
+          if constexpr (counting) ++failed;
+          continue;
+        }
         if (!b->full()) {
           slot = {id_, b};
+          count_scan(*b, failed, scanned);
           return create_locked(b, std::forward<A>(args)...);
         }
         b->lock_.unlock();
@@ -591,6 +697,7 @@ class basic_pool {
       b->lock_.lock();  // only a thread that remembers a retired bin may spin here
     }
     slot = {id_, b};
+    count_scan(*b, failed, scanned);
     try {
       return create_locked(b, std::forward<A>(args)...);
     } catch (...) {
@@ -681,6 +788,11 @@ class basic_pool {
     std::destroy_at(std::launder(static_cast<T*>(ops::payload(b, i))));
     const bool was_full = b.full();
     algo::release(b, i);
+    if constexpr (counting) {
+      ++b.counters_.destroys;
+      if constexpr (bin_locked)
+        if (b.last_creator_ != detail::thread_number()) ++b.counters_.remote_destroys;
+    }
     if constexpr (!bin_locked) {
       --size_;
       if (was_full) avail_push_front(&b);
@@ -730,7 +842,17 @@ class basic_pool {
     return b;
   }
 
+  // stats::counters: what a create's scan cost, kept in the bin it chose.
+  void count_scan([[maybe_unused]] bin& b, [[maybe_unused]] std::uint32_t failed,
+                  [[maybe_unused]] std::uint32_t scanned) noexcept {
+    if constexpr (counting) {
+      b.counters_.failed_try_locks += failed;
+      b.counters_.bins_scanned += scanned;
+    }
+  }
+
   void link_bin(bin* b) noexcept {
+    if constexpr (counting) ++totals_.bins_allocated;
     b->prev_ = root_.prev_;
     b->next_ = &root_;
     root_.prev_->next_ = b;
@@ -746,6 +868,15 @@ class basic_pool {
     b->next_->prev_ = b->prev_;
     bin_count_.store(bin_count_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
     detail::bin_directory::erase(b, span_);
+    if constexpr (counting) {
+      ++totals_.bins_released;
+      auto& r = totals_.released;
+      const auto& c = b->counters_;
+      r.creates += c.creates, r.destroys += c.destroys, r.remote_destroys += c.remote_destroys;
+      r.failed_try_locks += c.failed_try_locks, r.bins_scanned += c.bins_scanned;
+      r.peak_live += c.peak_live;
+      b->counters_ = {};
+    }
   }
 
   // Requires: b holds no live element. Effects: unmaps b.
@@ -845,6 +976,7 @@ class basic_pool {
   // Written when bins are added or removed.
   std::atomic<size_type> bin_count_{0};
   [[no_unique_address]] detail::sync_state<sync_type> sync_;
+  [[no_unique_address]] std::conditional_t<counting, totals, detail::no_guard> totals_;
 };
 
 // A single-threaded pool with the default layout.

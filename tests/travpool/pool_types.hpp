@@ -30,4 +30,5 @@ using pool_t = typename make_pool<T, Opts>::type;
       (travpool::test::options<travpool::layout::interleaved, travpool::sync::bin_locks>),    \
       (travpool::test::options<travpool::sync::global_mutex, travpool::layout::interleaved>), \
       travpool::test::options<travpool::layout::compact>,                                     \
-      (travpool::test::options<travpool::sync::bin_locks, travpool::layout::compact>)
+      (travpool::test::options<travpool::sync::bin_locks, travpool::layout::compact>),        \
+      (travpool::test::options<travpool::stats::counters, travpool::sync::bin_locks>)

@@ -130,7 +130,18 @@ struct bin_base {
   // remembers one can look at its header safely).
   spin_lock lock_;
   bool retired_ = false;
-  std::uint64_t owner_ = 0;  // id of the owning pool
+  std::uint32_t last_creator_ = 0;  // stats::counters: thread that last created here
+  std::uint64_t owner_ = 0;         // id of the owning pool
+  // stats::counters only, updated under the bin's own lock (no shared
+  // atomics); summed by basic_pool::stats(). Fills the header's padding.
+  struct counters {
+    std::uint64_t creates = 0;
+    std::uint64_t destroys = 0;
+    std::uint64_t remote_destroys = 0;   // by a thread other than last_creator_
+    std::uint32_t failed_try_locks = 0;  // by the creates that ended here
+    std::uint32_t bins_scanned = 0;      // likewise
+    std::uint32_t peak_live = 0;
+  } counters_;
 
   bool is_root() const noexcept { return capacity_ == 0; }
   std::uint32_t full_mark() const noexcept { return capacity_ + 2; }  // F1

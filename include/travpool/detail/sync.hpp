@@ -67,6 +67,13 @@ inline remembered_bin& remembered_for(std::uint64_t pool_id) noexcept {
   return table.slots[pool_id % remembered_slots];
 }
 
+// A small number for the calling thread (stats::counters' remote destroys).
+inline std::uint32_t thread_number() noexcept {
+  static std::atomic<std::uint32_t> next{1};
+  thread_local const std::uint32_t number = next.fetch_add(1, std::memory_order_relaxed);
+  return number;
+}
+
 // Empty guard for policies without a pool-wide mutex.
 struct no_guard {};
 
