@@ -33,6 +33,8 @@
 
 #include <travpool/pool.hpp>
 
+#include "common/run_main.hpp"
+
 namespace {
 
 struct element {
@@ -183,16 +185,4 @@ BENCHMARK_TEMPLATE(producer_consumer, global_mutex_pool_c)->UseManualTime()->Uni
 BENCHMARK_TEMPLATE(producer_consumer, boost_pool_mutex_c)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(producer_consumer, new_delete_c)->UseManualTime()->Unit(benchmark::kMillisecond);
 
-int main(int argc, char** argv) {
-  std::vector<char*> rest;
-  for (int i = 0; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--n=", 4) == 0)
-      n_elements = std::strtoull(argv[i] + 4, nullptr, 10);
-    else
-      rest.push_back(argv[i]);
-  }
-  int rc = static_cast<int>(rest.size());
-  benchmark::Initialize(&rc, rest.data());
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-}
+int main(int argc, char** argv) { return travpool_bench::run_main(argc, argv, n_elements); }

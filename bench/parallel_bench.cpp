@@ -24,6 +24,8 @@
 
 #include <travpool/pool.hpp>
 
+#include "common/run_main.hpp"
+
 namespace {
 
 struct element {
@@ -145,16 +147,4 @@ BENCHMARK(listing15_tbb)->Apply(thread_args);
 BENCHMARK(sum_pool_openmp)->Apply(thread_args);
 BENCHMARK(sum_vector_openmp)->Apply(thread_args);
 
-int main(int argc, char** argv) {
-  std::vector<char*> rest;
-  for (int i = 0; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--n=", 4) == 0)
-      n_elements = std::strtoull(argv[i] + 4, nullptr, 10);
-    else
-      rest.push_back(argv[i]);
-  }
-  int rc = static_cast<int>(rest.size());
-  benchmark::Initialize(&rc, rest.data());
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-}
+int main(int argc, char** argv) { return travpool_bench::run_main(argc, argv, n_elements); }

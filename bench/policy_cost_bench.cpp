@@ -17,6 +17,8 @@
 
 #include <travpool/pool.hpp>
 
+#include "common/run_main.hpp"
+
 namespace {
 
 struct element {
@@ -67,14 +69,6 @@ BENCHMARK_TEMPLATE(sweep, stats_none)->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(sweep, stats_counters)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest;
-  for (int i = 0; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--n=", 4) == 0) n_elements = std::strtoull(argv[i] + 4, nullptr, 10);
-    else rest.push_back(argv[i]);
-  }
-  int rc = static_cast<int>(rest.size());
-  benchmark::Initialize(&rc, rest.data());
   benchmark::AddCustomContext("TRAVPOOL_CHECKS", TRAVPOOL_CHECKS ? "1" : "0");
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
+  return travpool_bench::run_main(argc, argv, n_elements);
 }

@@ -38,6 +38,17 @@
 // Links are chunk indices relative to the bin rather than Chunk* as in the
 // paper: the minimum chunk is 12 B instead of 20 B, and nothing else changes.
 //
+// layout::compact (detail/layout_compact.hpp) moves the status bit to a
+// per-bin bitmap after the header and keeps {free_next, next, prev} inside
+// the free payload: chunks are max(sizeof(T), 12) B apart, a 24-byte T
+// takes 24 B. Both layouts provide the same accessors (is_free, free_next,
+// mark_free, mark_assigned, link_next/prev, set_link_next/prev, payload);
+// bin_algorithms below is written once over them.
+//
+// The header (128 B, one per 2 MiB bin by default) also holds the bin's
+// lock and retired flag (sync::bin_locks) and its counters
+// (stats::counters), in what would otherwise be padding.
+//
 // Invariants (S = the set of assigned chunk indices of a bin, A0, A1 in S)
 // -----------------------------------------------------------------------
 // Let succ(i) = min{ j in S : j > i } and pred(i) = max{ j in S : j < i }.
@@ -93,6 +104,8 @@
 //   contains,       O(1): directory lookup and a status read
 //   get_iterator
 //   partition data  per-bin live counts are maintained, O(1) per operation
+//   sync::bin_locks create: + one try_lock (a CAS) on the thread's
+//                   remembered bin; destroy: + that bin's lock
 #pragma once
 
 #include <algorithm>
