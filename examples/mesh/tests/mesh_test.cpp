@@ -262,6 +262,28 @@ TEST_CASE("face split alone", "[mesh]") {
 }
 
 TEST_CASE("edge collapse checks the link condition", "[mesh]") {
+  SECTION("one collapse on each small mesh") {
+    for (auto& [name, m, chi] : small_meshes()) {
+      INFO(name);
+      halfedge* ok = nullptr;
+      for (edge& e : m.edges())
+        for (unsigned s = 0; s < 2 && ok == nullptr; ++s)
+          if (triangle_mesh::is_collapse_ok(*e.half(s))) ok = e.half(s);
+      if (name == "tetrahedron") {
+        CHECK(ok == nullptr);
+        continue;
+      }
+      REQUIRE(ok != nullptr);
+      const bool boundary = ok->edge()->is_boundary();
+      const auto v = m.vertex_count(), e = m.edge_count(), f = m.face_count();
+      m.collapse(*ok);
+      m.validate();
+      CHECK(m.vertex_count() == v - 1);
+      CHECK(m.edge_count() == e - (boundary ? 2 : 3));
+      CHECK(m.face_count() == f - (boundary ? 1 : 2));
+      CHECK(euler(m) == chi);
+    }
+  }
   SECTION("a tetrahedron refuses every collapse") {
     auto t = tetrahedron_soup().build();
     for (edge& e : t.edges())
