@@ -37,6 +37,10 @@ struct thread_safe {
   template <class T>
   using alloc = concurrent_allocator<T>;
 };
+struct global_mutex {  // any sync option of basic_pool works
+  template <class T>
+  using alloc = travpool::basic_allocator<T, travpool::sync::global_mutex>;
+};
 
 template <class V, class T>
 using tp_list = std::list<T, typename V::template alloc<T>>;
@@ -188,7 +192,7 @@ TEST_CASE("allocator: the variants use separate pools", "[allocator]") {
 }
 
 TEMPLATE_TEST_CASE("allocator: std::list random operations match std::allocator", "[allocator][list]", single_threaded,
-                   thread_safe) {
+                   thread_safe, global_mutex) {
   const std::size_t base = live_nodes<TestType>();
   {
     std::mt19937 rng(1);
@@ -283,7 +287,7 @@ TEMPLATE_TEST_CASE("allocator: std::list random operations match std::allocator"
 }
 
 TEMPLATE_TEST_CASE("allocator: std::forward_list random operations match std::allocator", "[allocator][forward_list]",
-                   single_threaded, thread_safe) {
+                   single_threaded, thread_safe, global_mutex) {
   const std::size_t base = live_nodes<TestType>();
   {
     std::mt19937 rng(2);
@@ -397,13 +401,13 @@ void check_ordered_random_operations() {
 }  // namespace
 
 TEMPLATE_TEST_CASE("allocator: std::set and std::multiset random operations match std::allocator", "[allocator][set]",
-                   single_threaded, thread_safe) {
+                   single_threaded, thread_safe, global_mutex) {
   check_ordered_random_operations<TestType, tp_set<TestType, int>>();
   check_ordered_random_operations<TestType, tp_mset<TestType, int>>();
 }
 
 TEMPLATE_TEST_CASE("allocator: std::map random operations match std::allocator", "[allocator][map]", single_threaded,
-                   thread_safe) {
+                   thread_safe, global_mutex) {
   const std::size_t base = TestType::template alloc<int>::stats().nodes;
   {
     std::mt19937 rng(4);
@@ -465,7 +469,7 @@ TEMPLATE_TEST_CASE("allocator: std::map random operations match std::allocator",
 }
 
 TEMPLATE_TEST_CASE("allocator: std::unordered_map random operations match std::allocator", "[allocator][unordered_map]",
-                   single_threaded, thread_safe) {
+                   single_threaded, thread_safe, global_mutex) {
   const std::size_t base = live_nodes<TestType>();
   {
     std::mt19937 rng(5);
@@ -513,7 +517,7 @@ TEMPLATE_TEST_CASE("allocator: std::unordered_map random operations match std::a
 }
 
 TEMPLATE_TEST_CASE("allocator: std::unordered_set random operations match std::allocator", "[allocator][unordered_set]",
-                   single_threaded, thread_safe) {
+                   single_threaded, thread_safe, global_mutex) {
   const std::size_t base = live_nodes<TestType>();
   {
     std::mt19937 rng(6);
@@ -543,7 +547,8 @@ TEMPLATE_TEST_CASE("allocator: std::unordered_set random operations match std::a
   CHECK(live_nodes<TestType>() == base);
 }
 
-TEMPLATE_TEST_CASE("allocator: copying, moving and swapping containers", "[allocator]", single_threaded, thread_safe) {
+TEMPLATE_TEST_CASE("allocator: copying, moving and swapping containers", "[allocator]", single_threaded, thread_safe,
+                   global_mutex) {
   const std::size_t base = live_nodes<TestType>();
   {
     tp_list<TestType, int> a{1, 2, 3, 4, 5};
