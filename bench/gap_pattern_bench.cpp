@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   tb::init(argc, argv, 20'000'000);
 
   register_sweep<tb::vector_adapter, tb::style_range_for>({0.0, 1});
+  register_sweep<tb::vector_huge_adapter, tb::style_range_for>({0.0, 1});
   for (double p : {0.1, 0.5}) {
     for (std::size_t run : {std::size_t{1}, std::size_t{8}, std::size_t{64}, std::size_t{1024}}) {
       const tb::gap_pattern g{p, run};

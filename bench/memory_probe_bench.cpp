@@ -78,6 +78,7 @@ std::map<std::string, probe> probes() {
   tb::for_each_pool_layout([&m, e](auto adapter) { add_probe<decltype(adapter)>(m, e); });
   add_probe<tb::vector_adapter>(m, e, "std::vector(reserve)");
   add_probe<vector_no_reserve_adapter>(m, e);
+  add_probe<tb::vector_huge_adapter>(m, e, "std::vector(reserve,huge_pages)");
   add_probe<tb::list_adapter>(m, e);
   add_probe<new_only_adapter>(m, e);
   add_probe<tb::new_adapter>(m, e, "new+vector<T*>");

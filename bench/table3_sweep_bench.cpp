@@ -1,6 +1,7 @@
 // table3_sweep_bench: the paper's Table 3, sweeping every live element.
 //
-// Containers: std::vector and std::list (dense), travpool in every layout
+// Containers: std::vector (also on huge pages, as travpool's bins are) and
+// std::list (dense), travpool in every layout
 // (dense, then after erasing each element with probability 10 % and 50 %),
 // plf::colony and CGAL::Compact_container under the same gap patterns.
 // travpool is swept with for_each, with range-for, and with segments() where
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
   const tb::gap_pattern patterns[] = {{0.0, 1}, {0.1, 1}, {0.5, 1}};
 
   register_container<tb::vector_adapter, tb::style_range_for>(patterns[0]);
+  register_container<tb::vector_huge_adapter, tb::style_range_for>(patterns[0]);
   register_container<tb::list_adapter, tb::style_range_for>(patterns[0]);
   for (const auto& g : patterns) {
     tb::for_each_pool_layout([&g](auto adapter) {

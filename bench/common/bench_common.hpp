@@ -13,6 +13,7 @@
 
 #include <benchmark/benchmark.h>
 #include <malloc.h>
+#include <sys/mman.h>
 
 #include <array>
 #include <chrono>
@@ -202,6 +203,43 @@ struct vector_adapter : no_after_release {
   using container = std::vector<element>;
   using handle = std::size_t;
   static std::string name() { return "std::vector"; }
+  static std::unique_ptr<container> make(std::size_t n) {
+    auto c = std::make_unique<container>();
+    c->reserve(n);
+    return c;
+  }
+  static handle add(container& c, std::uint64_t i) {
+    c.push_back(make_element(i));
+    return c.size() - 1;
+  }
+};
+
+// An allocator that asks for transparent huge pages (2 MiB aligned,
+// madvise(MADV_HUGEPAGE)), as travpool does for its bins. With THP in
+// "madvise" mode glibc's malloc never asks, so a plain std::vector runs on
+// 4 KiB pages; this variant separates the page size from the layout.
+template <class T>
+struct huge_page_allocator {
+  using value_type = T;
+  static constexpr std::size_t huge = std::size_t{2} << 20;
+  huge_page_allocator() = default;
+  template <class U>
+  huge_page_allocator(const huge_page_allocator<U>&) noexcept {}
+  T* allocate(std::size_t n) {
+    const std::size_t bytes = (n * sizeof(T) + huge - 1) / huge * huge;
+    void* p = std::aligned_alloc(huge, bytes);
+    if (p == nullptr) throw std::bad_alloc();
+    ::madvise(p, bytes, MADV_HUGEPAGE);
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t) noexcept { std::free(p); }
+  friend bool operator==(const huge_page_allocator&, const huge_page_allocator&) noexcept { return true; }
+};
+
+struct vector_huge_adapter : no_after_release {
+  using container = std::vector<element, huge_page_allocator<element>>;
+  using handle = std::size_t;
+  static std::string name() { return "std::vector(huge_pages)"; }
   static std::unique_ptr<container> make(std::size_t n) {
     auto c = std::make_unique<container>();
     c->reserve(n);
