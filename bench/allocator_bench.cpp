@@ -7,7 +7,8 @@
 //   node_churn:  the allocator alone: allocate 1000 nodes, free them in
 //                order (/0) or in random order (/1)
 //
-// Allocators: tp = travpool::allocator (single-threaded), tp_mt =
+// Allocators: tp = travpool::allocator (single-threaded), tp_compact = the
+// same with layout::compact node pools, tp_mt =
 // travpool::concurrent_allocator, fast = boost::fast_pool_allocator with its
 // default (mutex) policy, fast_nomutex = the same with null_mutex, std.
 // Compare medians of repetitions from one run, e.g.
@@ -46,6 +47,10 @@ namespace {
 struct tp {
   template <class T>
   using alloc = travpool::allocator<T>;
+};
+struct tp_compact {
+  template <class T>
+  using alloc = travpool::basic_allocator<T, travpool::layout::compact>;
 };
 struct tp_mt {
   template <class T>
@@ -140,6 +145,7 @@ void node_churn(benchmark::State& state) {
 
 #define TRAVPOOL_BENCH_ALL(fn, ...)                  \
   BENCHMARK_TEMPLATE(fn, tp)->__VA_ARGS__;           \
+  BENCHMARK_TEMPLATE(fn, tp_compact)->__VA_ARGS__;   \
   BENCHMARK_TEMPLATE(fn, tp_mt)->__VA_ARGS__;        \
   BENCHMARK_TEMPLATE(fn, fast)->__VA_ARGS__;         \
   BENCHMARK_TEMPLATE(fn, fast_nomutex)->__VA_ARGS__; \
@@ -276,6 +282,7 @@ template <class List, class Release>
 void memory_list(benchmark::State& state, Release release) {
   for (auto _ : state) {
     report<3>(state, measure_in_child<3>([release](auto snap) {
+                release();  // nothing the parent process left behind counts
                 snap();
                 {
                   List l;
@@ -299,6 +306,10 @@ void memory_list_fast_pool(benchmark::State& state) {
 void memory_list_travpool(benchmark::State& state) {
   memory_list<migration::edge_list_after>(state, [] { travpool::allocator<migration::edge>::shrink_to_fit(); });
 }
+void memory_list_travpool_compact(benchmark::State& state) {
+  using alloc = tp_compact::alloc<migration::edge>;
+  memory_list<std::list<migration::edge, alloc>>(state, [] { alloc::shrink_to_fit(); });
+}
 void memory_list_std(benchmark::State& state) {
   memory_list<std::list<migration::edge>>(state, [] { ::malloc_trim(0); });
 }
@@ -309,6 +320,7 @@ BENCHMARK(memory_vector_before)->Iterations(1)->Arg(1)->Arg(0)->Name("memory/vec
 BENCHMARK(memory_vector_after)->Iterations(1)->Arg(1)->Arg(0)->Name("memory/travpool_pool_vertices/scattered");
 BENCHMARK(memory_list_fast_pool)->Iterations(1)->Name("memory/list_fast_pool_allocator");
 BENCHMARK(memory_list_travpool)->Iterations(1)->Name("memory/list_travpool_allocator");
+BENCHMARK(memory_list_travpool_compact)->Iterations(1)->Name("memory/list_travpool_allocator_compact");
 BENCHMARK(memory_list_std)->Iterations(1)->Name("memory/list_std_allocator");
 
 }  // namespace

@@ -13,7 +13,7 @@
 //
 // Sharing model: per size, process-wide (like boost::fast_pool_allocator)
 // ----------------------------------------------------------------------
-// All allocators of one variant (Sync) share one pool per (node size,
+// All allocators of one variant (option set) share one pool per (node size,
 // alignment): std::list<int> nodes and std::set<float> nodes of the same
 // size share chunks. Allocators are stateless and always equal, so any
 // instance frees what any other allocated; containers copy, move, swap and
@@ -36,12 +36,12 @@
 //
 // Thread safety
 // -------------
-// allocator<T> (Sync = sync::none): no synchronisation at all. Every
+// allocator<T> (sync::none): no synchronisation at all. Every
 //   container using allocator<T> with the same node size must be used by one
 //   thread at a time, *across containers* (the pool is shared). Use it in
 //   single-threaded programs or phases. Like fast_pool_allocator<T,
 //   default_user_allocator_new_delete, boost::details::pool::null_mutex>.
-// concurrent_allocator<T> (Sync = sync::bin_locks): any thread may allocate
+// concurrent_allocator<T> (sync::bin_locks): any thread may allocate
 //   and free, also nodes allocated by another thread (a container may be
 //   built on one thread and destroyed on another); shrink_to_fit and stats
 //   too. Each node pool is a concurrent_pool: a lock per bin and a bin
@@ -95,8 +95,8 @@ class node_pool_base {
   ~node_pool_base() = default;
 };
 
-// The node pools of one variant, for shrink_to_fit and stats.
-template <class Sync>
+// The node pools of one variant (option set), for shrink_to_fit and stats.
+template <class... Options>
 class node_pool_registry {
  public:
   static void add(node_pool_base* p) {
@@ -124,9 +124,9 @@ void add_pool_stats(const Pool& p, allocator_stats& s) noexcept {
   s.bytes_mapped += p.bin_count() * p.bin_span();
 }
 
-// A node pool for the pool's own Sync option: basic_pool<Storage, Sync>
-// provides whatever thread safety Sync promises.
-template <class Storage, class Sync>
+// A node pool with the allocator's options: basic_pool<Storage, Options...>
+// provides whatever thread safety its sync option promises.
+template <class Storage, class... Options>
 class node_pool_backend {
  public:
   void* allocate() { return pool_.create(); }
@@ -135,11 +135,12 @@ class node_pool_backend {
   void add_stats(allocator_stats& s) const noexcept { add_pool_stats(pool_, s); }
 
  private:
-  basic_pool<Storage, Sync> pool_;
+  basic_pool<Storage, Options...> pool_;
 };
 
-// The process-wide pool of nodes of Size bytes aligned to Align, for Sync.
-template <std::size_t Size, std::size_t Align, class Sync>
+// The process-wide pool of nodes of Size bytes aligned to Align, for one
+// option set.
+template <std::size_t Size, std::size_t Align, class... Options>
 class node_pool final : public node_pool_base {
  public:
   // Returns: the pool, created on first use (thread-safe) and never destroyed.
@@ -157,20 +158,25 @@ class node_pool final : public node_pool_base {
   node_pool() = default;
   static node_pool* make() {
     auto* p = new node_pool();
-    node_pool_registry<Sync>::add(p);
+    node_pool_registry<Options...>::add(p);
     return p;
   }
 
-  node_pool_backend<node_storage<Size, Align>, Sync> backend_;
+  node_pool_backend<node_storage<Size, Align>, Options...> backend_;
 };
 
 }  // namespace detail
 
 // A standard Allocator (see the header comment for routing, sharing, memory
-// return and thread safety). Sync: any sync option of basic_pool
-// (sync::none, sync::bin_locks, sync::global_mutex).
-template <class T, class Sync = sync::none>
+// return and thread safety). Options: those of basic_pool, for the node
+// pools: a sync option (sync::none by default, sync::bin_locks,
+// sync::global_mutex) and a layout (layout::interleaved by default, or
+// layout::compact: smaller chunks, slower churn; see docs/migrating.md).
+// Each option set is a variant with pools of its own.
+template <class T, class... Options>
 class basic_allocator {
+  static_assert(detail::check_options<Options...>());
+
  public:
   using value_type = T;
   using size_type = std::size_t;
@@ -181,7 +187,7 @@ class basic_allocator {
   using is_always_equal = std::true_type;
   template <class U>
   struct rebind {
-    using other = basic_allocator<U, Sync>;
+    using other = basic_allocator<U, Options...>;
   };
 
   // Nodes up to this size take pool chunks; bigger ones go to operator new.
@@ -191,7 +197,7 @@ class basic_allocator {
 
   constexpr basic_allocator() noexcept = default;
   template <class U>
-  constexpr basic_allocator(const basic_allocator<U, Sync>&) noexcept {}
+  constexpr basic_allocator(const basic_allocator<U, Options...>&) noexcept {}
 
   // Returns: storage for n objects of T, uninitialised.
   // Throws: std::bad_array_new_length if n > max_size(); std::bad_alloc.
@@ -230,29 +236,29 @@ class basic_allocator {
   // Thread safety: for sync::none, no allocator of the variant may be in use
   // on another thread. Complexity: O(bins).
   static void shrink_to_fit() noexcept {
-    detail::node_pool_registry<Sync>::for_each([](detail::node_pool_base& p) { p.shrink_to_fit(); });
+    detail::node_pool_registry<Options...>::for_each([](detail::node_pool_base& p) { p.shrink_to_fit(); });
   }
 
   // Returns: totals over every node pool of this variant (all node sizes).
   // Thread safety: as shrink_to_fit; for the thread-safe variant a snapshot.
   static allocator_stats stats() noexcept {
     allocator_stats s;
-    detail::node_pool_registry<Sync>::for_each([&s](detail::node_pool_base& p) { p.add_stats(s); });
+    detail::node_pool_registry<Options...>::for_each([&s](detail::node_pool_base& p) { p.add_stats(s); });
     return s;
   }
 
  private:
-  static auto& node_pool() { return detail::node_pool<sizeof(T), alignof(T), Sync>::instance(); }
+  static auto& node_pool() { return detail::node_pool<sizeof(T), alignof(T), Options...>::instance(); }
 };
 
-template <class T, class U, class Sync>
-constexpr bool operator==(const basic_allocator<T, Sync>&, const basic_allocator<U, Sync>&) noexcept {
+template <class T, class U, class... Options>
+constexpr bool operator==(const basic_allocator<T, Options...>&, const basic_allocator<U, Options...>&) noexcept {
   return true;
 }
 
 // Single-threaded: see "Thread safety" above.
 template <class T>
-using allocator = basic_allocator<T, sync::none>;
+using allocator = basic_allocator<T>;
 
 // Thread-safe: any thread may allocate and deallocate.
 template <class T>

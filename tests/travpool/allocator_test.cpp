@@ -37,9 +37,13 @@ struct thread_safe {
   template <class T>
   using alloc = concurrent_allocator<T>;
 };
-struct global_mutex {  // any sync option of basic_pool works
+struct global_mutex {  // any option set of basic_pool works
   template <class T>
   using alloc = travpool::basic_allocator<T, travpool::sync::global_mutex>;
+};
+struct compact {
+  template <class T>
+  using alloc = travpool::basic_allocator<T, travpool::layout::compact>;
 };
 
 template <class V, class T>
@@ -97,7 +101,10 @@ TEST_CASE("allocator: Allocator requirements and traits", "[allocator]") {
   using traits = std::allocator_traits<A>;
   STATIC_REQUIRE(std::is_same_v<traits::value_type, int>);
   STATIC_REQUIRE(std::is_same_v<traits::rebind_alloc<double>, allocator<double>>);
-  STATIC_REQUIRE(std::is_same_v<traits::rebind_alloc<double>, travpool::basic_allocator<double, travpool::sync::none>>);
+  STATIC_REQUIRE(std::is_same_v<traits::rebind_alloc<double>, travpool::basic_allocator<double>>);
+  using compact_mt = travpool::basic_allocator<int, travpool::layout::compact, travpool::sync::bin_locks>;
+  STATIC_REQUIRE(std::is_same_v<std::allocator_traits<compact_mt>::rebind_alloc<char>,
+                                travpool::basic_allocator<char, travpool::layout::compact, travpool::sync::bin_locks>>);
   STATIC_REQUIRE(traits::is_always_equal::value);
   STATIC_REQUIRE(traits::propagate_on_container_move_assignment::value);
   STATIC_REQUIRE(!traits::propagate_on_container_copy_assignment::value);
@@ -192,7 +199,7 @@ TEST_CASE("allocator: the variants use separate pools", "[allocator]") {
 }
 
 TEMPLATE_TEST_CASE("allocator: std::list random operations match std::allocator", "[allocator][list]", single_threaded,
-                   thread_safe, global_mutex) {
+                   thread_safe, global_mutex, compact) {
   const std::size_t base = live_nodes<TestType>();
   {
     std::mt19937 rng(1);
@@ -287,7 +294,7 @@ TEMPLATE_TEST_CASE("allocator: std::list random operations match std::allocator"
 }
 
 TEMPLATE_TEST_CASE("allocator: std::forward_list random operations match std::allocator", "[allocator][forward_list]",
-                   single_threaded, thread_safe, global_mutex) {
+                   single_threaded, thread_safe, global_mutex, compact) {
   const std::size_t base = live_nodes<TestType>();
   {
     std::mt19937 rng(2);
@@ -401,13 +408,13 @@ void check_ordered_random_operations() {
 }  // namespace
 
 TEMPLATE_TEST_CASE("allocator: std::set and std::multiset random operations match std::allocator", "[allocator][set]",
-                   single_threaded, thread_safe, global_mutex) {
+                   single_threaded, thread_safe, global_mutex, compact) {
   check_ordered_random_operations<TestType, tp_set<TestType, int>>();
   check_ordered_random_operations<TestType, tp_mset<TestType, int>>();
 }
 
 TEMPLATE_TEST_CASE("allocator: std::map random operations match std::allocator", "[allocator][map]", single_threaded,
-                   thread_safe, global_mutex) {
+                   thread_safe, global_mutex, compact) {
   const std::size_t base = TestType::template alloc<int>::stats().nodes;
   {
     std::mt19937 rng(4);
@@ -469,7 +476,7 @@ TEMPLATE_TEST_CASE("allocator: std::map random operations match std::allocator",
 }
 
 TEMPLATE_TEST_CASE("allocator: std::unordered_map random operations match std::allocator", "[allocator][unordered_map]",
-                   single_threaded, thread_safe, global_mutex) {
+                   single_threaded, thread_safe, global_mutex, compact) {
   const std::size_t base = live_nodes<TestType>();
   {
     std::mt19937 rng(5);
@@ -517,7 +524,7 @@ TEMPLATE_TEST_CASE("allocator: std::unordered_map random operations match std::a
 }
 
 TEMPLATE_TEST_CASE("allocator: std::unordered_set random operations match std::allocator", "[allocator][unordered_set]",
-                   single_threaded, thread_safe, global_mutex) {
+                   single_threaded, thread_safe, global_mutex, compact) {
   const std::size_t base = live_nodes<TestType>();
   {
     std::mt19937 rng(6);
@@ -548,7 +555,7 @@ TEMPLATE_TEST_CASE("allocator: std::unordered_set random operations match std::a
 }
 
 TEMPLATE_TEST_CASE("allocator: copying, moving and swapping containers", "[allocator]", single_threaded, thread_safe,
-                   global_mutex) {
+                   global_mutex, compact) {
   const std::size_t base = live_nodes<TestType>();
   {
     tp_list<TestType, int> a{1, 2, 3, 4, 5};
