@@ -107,7 +107,7 @@ class vertex {
 
   // The second position buffer of smoothing and subdivision. It shares the
   // normal's storage: moving vertices invalidates normals anyway, and a
-  // vertex of 56 bytes fills exactly one 64-byte chunk of its pool.
+  // vertex stays at 56 bytes.
   vec3& scratch() noexcept { return normal_; }
 
  private:
@@ -279,9 +279,11 @@ struct circulator_range {
 
 class triangle_mesh {
  public:
-  using vertex_pool = travpool::pool<vertex>;
-  using edge_pool = travpool::pool<edge>;
-  using face_pool = travpool::pool<face>;
+  // The compact layout keeps the pools' status bits in a per-bin bitmap, so
+  // a chunk is exactly sizeof(T): 56, 48 and 32 bytes.
+  using vertex_pool = travpool::basic_pool<vertex, travpool::layout::compact>;
+  using edge_pool = travpool::basic_pool<edge, travpool::layout::compact>;
+  using face_pool = travpool::basic_pool<face, travpool::layout::compact>;
 
   triangle_mesh() = default;
   triangle_mesh(triangle_mesh&&) noexcept = default;
