@@ -78,8 +78,11 @@ static_assert(std::bidirectional_iterator<travpool::pool<p3>::const_iterator>);
 static_assert(std::is_same_v<travpool::pool<p3>::sync_type, travpool::sync::none>);
 static_assert(!std::is_copy_constructible_v<travpool::pool<p3>>);
 static_assert(std::is_nothrow_move_constructible_v<travpool::pool<p3>>);
-// The paper's element occupies 24 B + 4 B status, padded to 32 B.
-static_assert(travpool::pool<p3>::chunk_stride == 32);
+// The paper's chunk: 24 B + 4 B status, padded to 32 B; the default compact
+// layout stores the element in exactly 24 B.
+static_assert(travpool::basic_pool<p3, travpool::layout::interleaved>::chunk_stride == 32);
+static_assert(travpool::pool<p3>::chunk_stride == 24);
+static_assert(std::is_same_v<travpool::pool<p3>::layout_type, travpool::layout::compact>);
 static_assert(travpool::default_bin_capacity<p3> >= 64000);
 
 TEMPLATE_TEST_CASE("create, destroy and sweep", "[pool]", TRAVPOOL_TEST_POLICIES) {

@@ -280,11 +280,13 @@ struct bin_algorithms {
 
   // Returns: the next assigned chunk after assigned chunk `i` (b.last() at the end).
   static std::uint32_t step_forward(const bin_base& b, std::uint32_t i) noexcept {
+    if constexpr (requires { Ops::next_assigned(b, i); }) return Ops::next_assigned(b, i);
     ++i;
     return Ops::is_free(b, i) ? Ops::link_next(b, i) : i;
   }
   // Returns: the previous assigned chunk before assigned chunk `i` (0 at the start).
   static std::uint32_t step_backward(const bin_base& b, std::uint32_t i) noexcept {
+    if constexpr (requires { Ops::prev_assigned(b, i); }) return Ops::prev_assigned(b, i);
     --i;
     return Ops::is_free(b, i) ? Ops::link_prev(b, i) : i;
   }

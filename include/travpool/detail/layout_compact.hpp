@@ -65,6 +65,23 @@ struct compact_chunks {
     store_u32(at(b, i) + 8, v);
   }
 
+  // Returns: the next assigned chunk after assigned chunk i: a bit scan of
+  // the rest of i's bitmap word, else the boundary link of the free chunk
+  // i + 1, valid by (V1). O(1) either way.
+  static std::uint32_t next_assigned(const bin_base& b, std::uint32_t i) noexcept {
+    const std::uint32_t j = i + 1;
+    const std::uint64_t m = bits(b)[j >> 6] & (~std::uint64_t{0} << (j & 63));
+    if (m != 0) return (j & ~63u) + static_cast<std::uint32_t>(std::countr_zero(m));
+    return link_next(b, j);
+  }
+  // Returns: the previous assigned chunk before assigned chunk i, likewise.
+  static std::uint32_t prev_assigned(const bin_base& b, std::uint32_t i) noexcept {
+    const std::uint32_t j = i - 1;
+    const std::uint64_t m = bits(b)[j >> 6] & (~std::uint64_t{0} >> (63 - (j & 63)));
+    if (m != 0) return (j & ~63u) + 63 - static_cast<std::uint32_t>(std::countl_zero(m));
+    return link_prev(b, j);
+  }
+
   // Returns: the first free chunk at or after assigned chunk i (A1's
   // neighbour F1 bounds every run).
   static std::uint32_t run_end(const bin_base& b, std::uint32_t i) noexcept {

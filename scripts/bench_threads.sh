@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Thread benchmarks: concurrent creation (Figure 12), churn, producer-consumer
+# and parallel traversal (Figure 13), side by side, median of repetitions.
+# Writes build/bench-threads/*.json and docs/threads.md.
+# Usage: scripts/bench_threads.sh [--n=N] [--reps=R]   (defaults 20,000,000 and 5)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=20000000
+reps=5
+for a in "$@"; do
+  case $a in
+    --n=*) n=${a#--n=} ;;
+    --reps=*) reps=${a#--reps=} ;;
+    *) echo "unknown argument $a" >&2; exit 2 ;;
+  esac
+done
+scripts/deps.sh
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$(nproc)" --target concurrent_bench parallel_bench policy_cost_bench policy_cost_checks_bench
+out=build/bench-threads
+mkdir -p "$out"
+common=(--benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true --benchmark_format=console)
+for prog in concurrent_bench parallel_bench policy_cost_bench policy_cost_checks_bench; do
+  echo "== $prog (n=$n, $reps repetitions)"
+  "build/release/bench/$prog" --n="$n" "${common[@]}" --benchmark_out="$out/$prog.json" --benchmark_out_format=json
+done
+python3 scripts/bench_threads_report.py "$out" > docs/threads.md
+echo "wrote docs/threads.md"

@@ -1,0 +1,1 @@
+// Empty: carries the precompiled catch.hpp that the tests reuse.
