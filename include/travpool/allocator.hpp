@@ -124,8 +124,17 @@ void add_pool_stats(const Pool& p, allocator_stats& s) noexcept {
   s.bytes_mapped += p.bin_count() * p.bin_span();
 }
 
-// A node pool with the allocator's options: basic_pool<Storage, Options...>
-// provides whatever thread safety its sync option promises.
+// The pool type of the nodes: the allocator's options, with
+// layout::interleaved unless they name a layout. Node chunks are never swept,
+// so the faster create/destroy of interleaved wins over compact's sweeps
+// (pool<T>'s own default); layout::compact remains an option (less memory).
+template <class Storage, class... Options>
+using node_pool_type =
+    std::conditional_t<count_category_v<layout_category, Options...> == 0,
+                       basic_pool<Storage, layout::interleaved, Options...>, basic_pool<Storage, Options...>>;
+
+// A node pool with the allocator's options; the pool provides whatever
+// thread safety its sync option promises.
 template <class Storage, class... Options>
 class node_pool_backend {
  public:
@@ -135,7 +144,7 @@ class node_pool_backend {
   void add_stats(allocator_stats& s) const noexcept { add_pool_stats(pool_, s); }
 
  private:
-  basic_pool<Storage, Options...> pool_;
+  node_pool_type<Storage, Options...> pool_;
 };
 
 // The process-wide pool of nodes of Size bytes aligned to Align, for one
@@ -170,8 +179,9 @@ class node_pool final : public node_pool_base {
 // A standard Allocator (see the header comment for routing, sharing, memory
 // return and thread safety). Options: those of basic_pool, for the node
 // pools: a sync option (sync::none by default, sync::bin_locks,
-// sync::global_mutex) and a layout (layout::interleaved by default, or
-// layout::compact: smaller chunks, slower churn; see docs/migrating.md).
+// sync::global_mutex) and a layout (layout::interleaved by default, unlike
+// pool<T>; or layout::compact: smaller chunks, slower churn; see
+// docs/migrating.md).
 // Each option set is a variant with pools of its own.
 template <class T, class... Options>
 class basic_allocator {
