@@ -68,16 +68,22 @@ struct compact_chunks {
   // Returns: the next assigned chunk after assigned chunk i: a bit scan of
   // the rest of i's bitmap word, else the boundary link of the free chunk
   // i + 1, valid by (V1). O(1) either way.
+  // The neighbour's bit is tested first: in dense runs that branch is
+  // predicted and the next index does not wait for the bitmap load.
   static std::uint32_t next_assigned(const bin_base& b, std::uint32_t i) noexcept {
     const std::uint32_t j = i + 1;
-    const std::uint64_t m = bits(b)[j >> 6] & (~std::uint64_t{0} << (j & 63));
+    const std::uint64_t w = bits(b)[j >> 6];
+    if ((w >> (j & 63)) & 1) return j;
+    const std::uint64_t m = w & (~std::uint64_t{0} << (j & 63));
     if (m != 0) return (j & ~63u) + static_cast<std::uint32_t>(std::countr_zero(m));
     return link_next(b, j);
   }
   // Returns: the previous assigned chunk before assigned chunk i, likewise.
   static std::uint32_t prev_assigned(const bin_base& b, std::uint32_t i) noexcept {
     const std::uint32_t j = i - 1;
-    const std::uint64_t m = bits(b)[j >> 6] & (~std::uint64_t{0} >> (63 - (j & 63)));
+    const std::uint64_t w = bits(b)[j >> 6];
+    if ((w >> (j & 63)) & 1) return j;
+    const std::uint64_t m = w & (~std::uint64_t{0} >> (63 - (j & 63)));
     if (m != 0) return (j & ~63u) + 63 - static_cast<std::uint32_t>(std::countl_zero(m));
     return link_prev(b, j);
   }
