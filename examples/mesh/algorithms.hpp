@@ -2,7 +2,7 @@
 // on travpool::mesh::triangle_mesh, serial and parallel.
 //
 // Parallel loops run over the pools' partitions with OpenMP
-// (pool.partition(k), one part per thread) or over the pools' TBB ranges
+// (pool.partition(4 * threads), scheduled dynamically) or over the pools' TBB ranges
 // (tbb::parallel_for(pool.range(), ...)). Each element is computed from the
 // same inputs in the same order as in the serial loop, so the parallel
 // results equal the serial ones bit for bit.
@@ -42,7 +42,7 @@ inline const char* to_string(execution e) noexcept {
 }
 
 // Calls f(element) for every live element of `pool`, serially, over
-// pool.partition(threads) with OpenMP, or over pool.range() with TBB. f must
+// pool.partition(4 * threads) with OpenMP, or over pool.range() with TBB. f must
 // not create or destroy elements and must be safe to run concurrently on
 // distinct elements.
 template <class Pool, class F>
@@ -55,9 +55,11 @@ void for_each_element(Pool& pool, execution how, F&& f) {
 #if defined(_OPENMP)
       const int threads = omp_get_max_threads();
       if (threads > 1 && pool.bin_count() > 1) {
-        auto parts = pool.partition(static_cast<std::size_t>(threads));
+        // A few parts per thread, handed out dynamically: a thread slowed
+        // down by other load does not hold up the others (as TBB's stealing).
+        auto parts = pool.partition(4 * static_cast<std::size_t>(threads));
         const auto n = static_cast<std::ptrdiff_t>(parts.size());
-#pragma omp parallel for schedule(static, 1)
+#pragma omp parallel for schedule(dynamic, 1)
         for (std::ptrdiff_t i = 0; i < n; ++i)
           for (auto& e : parts[static_cast<std::size_t>(i)]) f(e);
         return;
