@@ -44,18 +44,12 @@
 #include "options.hpp"
 #include "parallel.hpp"
 #include "stats.hpp"
+#include "usage_error.hpp"
 
 namespace travpool {
 
 template <class T, class... Options>
 class basic_pool;
-
-// Thrown when the pool is misused (double destroy, foreign or interior
-// pointer). The pool is left unchanged.
-class usage_error : public std::logic_error {
- public:
-  using std::logic_error::logic_error;
-};
 
 namespace detail {
 
@@ -192,20 +186,20 @@ class pool_iterator {
 
   pool_iterator(bin_base* b, std::uint32_t i) noexcept : bin_(b), index_(i) {}
 
-  // TRAVPOOL_CHECKS: the element must still be live, and no other thread may
-  // hold its bin's lock (a create or destroy racing with the sweep; only
-  // sync::bin_locks pools take bin locks). A destroyed element whose chunk
-  // was reused by a later create is live again and cannot be told apart.
+  // TRAVPOOL_CHECKS: no create or destroy may be under way in the bin
+  // (sync::bin_locks pools mark one with an odd modification count; readers
+  // such as contains() or other sweeps do not), and the element must still
+  // be live. A destroyed element whose chunk was reused by a later create is
+  // live again and cannot be told apart.
   void check([[maybe_unused]] const char* what) const {
     if constexpr (TRAVPOOL_CHECKS) {
       if (bin_ == nullptr || bin_->is_root())
         throw usage_error(std::string("travpool: ") + what + " an end or singular iterator");
-      if (index_ >= bin_->fresh_ || Ops::is_free(*bin_, index_))
-        throw usage_error(std::string("travpool: ") + what + " an iterator whose element was destroyed");
-      if (!bin_->lock_.try_lock())
+      if ((bin_->mods_.load(std::memory_order_relaxed) & 1) != 0)
         throw usage_error(std::string("travpool: ") + what +
                           " an iterator while another thread modifies its bin (sweeps need a quiescent pool)");
-      bin_->lock_.unlock();
+      if (index_ >= bin_->fresh_ || Ops::is_free(*bin_, index_))
+        throw usage_error(std::string("travpool: ") + what + " an iterator whose element was destroyed");
     }
   }
 
@@ -246,10 +240,11 @@ template <class Sync>
 struct sync_state {
   no_guard guard() const noexcept { return {}; }
 };
+// Recursive, so that T's constructor and destructor may use the pool.
 template <>
 struct alignas(64) sync_state<sync::global_mutex> {
-  mutable std::mutex mutex_;
-  std::unique_lock<std::mutex> guard() const { return std::unique_lock<std::mutex>(mutex_); }
+  mutable std::recursive_mutex mutex_;
+  std::unique_lock<std::recursive_mutex> guard() const { return std::unique_lock<std::recursive_mutex>(mutex_); }
 };
 // On its own cache lines: written on slow paths only, so that it never
 // shares a line with the read-mostly fields of the fast path.
@@ -352,10 +347,13 @@ class basic_pool {
     release_all();
   }
 
-  // Effects: constructs a T from args in a free chunk.
+  // Effects: constructs a T from args in a free chunk. The chunk is taken
+  // first and T is constructed afterwards, outside any lock, so T's
+  // constructor may create and destroy elements of this pool.
   // Returns: a pointer that stays valid until the element is destroyed.
   // Throws: std::bad_alloc if a new bin cannot be mapped; whatever T's
-  // constructor throws. In both cases the pool is unchanged (strong).
+  // constructor throws. In both cases the pool holds the same elements and
+  // bins as before (strong guarantee); the chunk is back on its free list.
   // Complexity: O(1). With sync::bin_locks: lock-free but for the bin's own
   // lock when the thread's remembered bin has room; otherwise O(bins) scan
   // under the shared list lock, or a new bin under the exclusive one.
@@ -367,7 +365,11 @@ class basic_pool {
         bin* b = slot.bin;
         if (b->lock_.try_lock()) {
           // retired_ is written under this lock too; a retired bin stays mapped.
-          if (!b->retired_ && !b->full()) return create_locked(b, std::forward<A>(args)...);
+          if (!b->retired_ && !b->full()) {
+            const std::uint32_t i = take_chunk(*b);
+            b->lock_.unlock();
+            return construct(b, i, false, std::forward<A>(args)...);
+          }
           b->lock_.unlock();
         } else {
           return create_slow(slot, 1, std::forward<A>(args)...);
@@ -379,24 +381,16 @@ class basic_pool {
       bin* b = avail_head_;
       const bool new_bin = b == nullptr;
       if (new_bin) b = add_bin();
-      T* p;
-      if (new_bin) {
-        try {
-          p = create_in(*b, std::forward<A>(args)...);
-        } catch (...) {
-          release_bin(b);
-          throw;
-        }
-      } else {
-        p = create_in(*b, std::forward<A>(args)...);
-      }
-      if (b->full()) avail_erase(b);
-      return p;
+      const std::uint32_t i = take_chunk(*b);
+      return construct(b, i, new_bin, std::forward<A>(args)...);
     }
   }
 
   // Effects: destroys *p and frees its chunk. With sync::bin_locks, from any
-  // thread, under the owning bin's lock only.
+  // thread, under the owning bin's lock only: ~T may create, and may destroy
+  // elements of other bins, but a ~T that destroys or looks up an element of
+  // its own bin gets usage_error (instead of a deadlock). Without bin_locks,
+  // ~T may use the pool freely.
   // Throws: usage_error if p is not a live element of this pool (already
   // destroyed, foreign, interior, null); the pool is then unchanged.
   // Complexity: O(1); the owning bin is found through the bin directory.
@@ -419,7 +413,7 @@ class basic_pool {
   // Effects: destroys the element at `it`. Returns: the iterator after it.
   // Requires: it is a dereferenceable iterator of this pool; not for
   // concurrent use (use destroy).
-  iterator erase(const_iterator it) noexcept {
+  iterator erase(const_iterator it) noexcept(!TRAVPOOL_CHECKS) {
     iterator next(it.bin_, it.index_);
     ++next;
     destroy_at(*it.bin_, it.index_);
@@ -531,7 +525,11 @@ class basic_pool {
     }
   }
 
-  // Effects: destroys every element; keeps the bins (capacity() unchanged).
+  // Effects: destroys every element, in iteration order; keeps the bins
+  // (capacity() unchanged). Without sync::bin_locks each chunk is freed as
+  // its element goes, so a destructor may destroy elements not reached yet
+  // (destroying one already destroyed is a usage_error). With bin_locks,
+  // destructors must not use the pool.
   // Invalidates: every pointer and iterator to an element.
   // Complexity: O(size + bins).
   void clear() noexcept {
@@ -539,11 +537,16 @@ class basic_pool {
     [[maybe_unused]] const auto list = exclusive_list();
     for (bin* b = root_.next_; !b->is_root(); b = b->next_) {
       [[maybe_unused]] const auto bin_guard = lock_bin(b);
+      begin_change(*b);
       destroy_elements(*b);
       if constexpr (counting) b->counters_.destroys += b->live_;
       algo::init(*b);
-      if constexpr (!bin_locked)
-        if (!b->in_avail_) avail_push_back(b);
+      end_change(*b);
+    }
+    if constexpr (!bin_locked) {
+      // Like a new pool: bins are filled in list order again.
+      while (avail_head_ != nullptr) avail_erase(avail_head_);
+      for (bin* b = root_.next_; !b->is_root(); b = b->next_) avail_push_back(b);
     }
     size_ = 0;
   }
@@ -630,23 +633,17 @@ class basic_pool {
  private:
   friend struct detail::test_access;
 
-  // Requires: b has a free chunk (and, with bin_locks, b's lock is held).
-  template <class... A>
-  T* create_in(bin& b, A&&... args) {
+  // Requires: b has a free chunk (with bin_locks, b's lock is held).
+  // Effects: assigns the free-list head of b (Listing 4) and counts it.
+  // Returns: its chunk index; the payload is not constructed yet.
+  std::uint32_t take_chunk(bin& b) noexcept {
+    begin_change(b);
     const auto c = algo::peek(b);
-    T* p;
-    if constexpr (std::is_nothrow_constructible_v<T, A&&...>) {
-      p = ::new (ops::payload(b, c.index)) T(std::forward<A>(args)...);
-    } else {
-      try {
-        p = ::new (ops::payload(b, c.index)) T(std::forward<A>(args)...);
-      } catch (...) {
-        algo::restore(b, c);
-        throw;
-      }
-    }
     algo::commit_create(b, c);
-    if constexpr (!bin_locked) ++size_;
+    if constexpr (!bin_locked) {
+      ++size_;
+      if (b.full()) avail_erase(&b);
+    }
     if constexpr (counting) {
       ++b.counters_.creates;
       b.counters_.peak_live = std::max(b.counters_.peak_live, b.live_);
@@ -655,19 +652,60 @@ class basic_pool {
       else
         totals_.peak_live = std::max<std::uint64_t>(totals_.peak_live, size_);
     }
-    return p;
+    end_change(b);
+    return c.index;
   }
 
-  // sync::bin_locks: create in b, whose lock the caller holds; unlocks.
+  // Requires: b holds no lock of this thread. Effects: constructs T in chunk
+  // i of b, taken by take_chunk; if the constructor throws, frees the chunk
+  // again (and a bin added for it, if it is empty), then rethrows.
   template <class... A>
-  T* create_locked(bin* b, A&&... args) {
-    std::lock_guard<detail::spin_lock> bin_guard(b->lock_, std::adopt_lock);
-    return create_in(*b, std::forward<A>(args)...);
+  T* construct(bin* b, std::uint32_t i, bool new_bin, A&&... args) {
+    void* where = ops::payload(*b, i);
+    if constexpr (std::is_nothrow_constructible_v<T, A&&...>) {
+      return ::new (where) T(std::forward<A>(args)...);
+    } else {
+      try {
+        return ::new (where) T(std::forward<A>(args)...);
+      } catch (...) {
+        untake_chunk(b, i, new_bin);
+        throw;
+      }
+    }
   }
+
+  void untake_chunk(bin* b, std::uint32_t i, bool new_bin) noexcept {
+    if constexpr (bin_locked) {
+      {
+        std::lock_guard<detail::spin_lock> bin_guard(b->lock_);
+        free_chunk(*b, i);
+        if constexpr (counting) --b->counters_.creates, --b->counters_.destroys;
+      }
+      if (new_bin) {
+        // Strong guarantee: take the new bin back unless another thread
+        // created in it meanwhile.
+        std::unique_lock list(sync_.list_mutex_);
+        std::lock_guard<detail::spin_lock> bin_guard(b->lock_);
+        if (b->live_ == 0 && !b->retired_) retire_bin(b);
+      }
+    } else {
+      free_chunk(*b, i);
+      if constexpr (counting) --b->counters_.creates, --b->counters_.destroys;
+      if (new_bin && b->live_ == 0) release_bin(b);
+    }
+  }
+
+  // TRAVPOOL_CHECKS with bin_locks: make b's change visible to sweeps.
+  void begin_change([[maybe_unused]] bin& b) noexcept {
+    if constexpr (TRAVPOOL_CHECKS && bin_locked)
+      b.mods_.store(b.mods_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
+  void end_change(bin& b) noexcept { begin_change(b); }
 
   // sync::bin_locks: the remembered bin is missing, locked or full. Scan the
   // other bins with try_lock under the shared list lock, starting after the
-  // remembered one so that threads spread out; else append a bin.
+  // remembered one so that threads spread out; else append a bin. T is
+  // constructed after every lock is released.
   template <class... A>
   T* create_slow(detail::remembered_bin& slot, std::uint32_t failed, A&&... args) {
     std::uint32_t scanned = 0;
@@ -689,37 +727,30 @@ class basic_pool {
         if (!b->full()) {
           slot = {id_, b};
           count_scan(*b, failed, scanned);
-          return create_locked(b, std::forward<A>(args)...);
+          const std::uint32_t i = take_chunk(*b);
+          b->lock_.unlock();
+          list.unlock();
+          return construct(b, i, false, std::forward<A>(args)...);
         }
         b->lock_.unlock();
       }
     }
     bin* b;
+    std::uint32_t i;
     {
       std::unique_lock list(sync_.list_mutex_);
       b = add_bin();
-      b->lock_.lock();  // only a thread that remembers a retired bin may spin here
+      std::lock_guard<detail::spin_lock> bin_guard(b->lock_);
+      count_scan(*b, failed, scanned);
+      i = take_chunk(*b);
     }
     slot = {id_, b};
-    count_scan(*b, failed, scanned);
-    try {
-      return create_locked(b, std::forward<A>(args)...);
-    } catch (...) {
-      // Strong guarantee: take the new bin back unless another thread
-      // created in it meanwhile.
-      std::unique_lock list(sync_.list_mutex_);
-      std::lock_guard<detail::spin_lock> bin_guard(b->lock_);
-      if (b->live_ == 0 && !b->retired_) retire_bin(b);
-      throw;
-    }
+    return construct(b, i, true, std::forward<A>(args)...);
   }
 
   // Returns: the bin whose span holds p if it belongs to this pool, else
   // nullptr. Reads only words that are fixed while the bin is registered.
-  bin* find_bin(const T* p) const noexcept {
-    auto* b = static_cast<bin*>(detail::bin_directory::find(p));
-    return b != nullptr && b->owner_ == id_ ? b : nullptr;
-  }
+  bin* find_bin(const T* p) const noexcept { return static_cast<bin*>(detail::bin_directory::find(p, id_)); }
 
   // Returns: the chunk index of the live element p in b, or 0 if p is not
   // one. Requires: b == find_bin(p) (with bin_locks: b's lock held).
@@ -788,8 +819,17 @@ class basic_pool {
   }
 
   // Requires: chunk i of b is live (with bin_locks: b's lock held).
+  // Effects: destroys the element, then frees its chunk. Without bin_locks,
+  // ~T may destroy or create other elements of this pool.
   void destroy_at(bin& b, std::uint32_t i) noexcept {
+    begin_change(b);
     std::destroy_at(std::launder(static_cast<T*>(ops::payload(b, i))));
+    free_chunk(b, i);
+    end_change(b);
+  }
+
+  // Effects: frees chunk i of b, whose payload is dead (Listing 7).
+  void free_chunk(bin& b, std::uint32_t i) noexcept {
     const bool was_full = b.full();
     algo::release(b, i);
     if constexpr (counting) {
@@ -803,12 +843,20 @@ class basic_pool {
     }
   }
 
+  // Effects: destroys every element of b. Without bin_locks each chunk is
+  // freed as its element goes, so a destructor may destroy other elements.
+  // With bin_locks the caller holds b's lock (or the pool is being
+  // destroyed) and the chunks are reset by the caller.
   void destroy_elements(bin& b) noexcept {
     if constexpr (!std::is_trivially_destructible_v<T>) {
-      if (b.live_ == 0) return;
-      const std::uint32_t last = b.last();
-      for (std::uint32_t i = algo::first_assigned(b); i != last; i = algo::step_forward(b, i))
-        std::destroy_at(std::launder(static_cast<T*>(ops::payload(b, i))));
+      if constexpr (bin_locked) {
+        if (b.live_ == 0) return;
+        const std::uint32_t last = b.last();
+        for (std::uint32_t i = algo::first_assigned(b); i != last; i = algo::step_forward(b, i))
+          std::destroy_at(std::launder(static_cast<T*>(ops::payload(b, i))));
+      } else {
+        while (b.live_ != 0) destroy_at(b, algo::first_assigned(b));
+      }
     }
   }
 
@@ -821,27 +869,28 @@ class basic_pool {
       if (sync_.retired_ != nullptr) {
         b = sync_.retired_;
         std::lock_guard<detail::spin_lock> bin_guard(b->lock_);
-        detail::bin_directory::insert(b, span_, b);  // its leaves exist: no throw
+        algo::init(*b);
+        detail::bin_directory::insert(b, span_, b, id_);  // its leaves exist: no throw
         sync_.retired_ = b->avail_next_;
         b->avail_next_ = nullptr;
-        algo::init(*b);
         b->retired_ = false;
         link_bin(b);
         return b;
       }
     }
     void* mem = detail::map_aligned(span_);
-    try {
-      detail::bin_directory::insert(mem, span_, mem);
-    } catch (...) {
-      detail::unmap_aligned(mem, span_);
-      throw;
-    }
+    // The header is complete before the directory publishes it.
     b = ::new (mem) bin();
     b->chunks_ = static_cast<std::byte*>(mem) + detail::chunks_offset<ops>(bin_capacity_);
     b->capacity_ = bin_capacity_;
     b->owner_ = id_;
     algo::init(*b);
+    try {
+      detail::bin_directory::insert(mem, span_, b, id_);
+    } catch (...) {
+      unmap_bin(b);
+      throw;
+    }
     link_bin(b);
     return b;
   }
@@ -937,6 +986,7 @@ class basic_pool {
     size_ = std::exchange(o.size_, 0);
     bin_count_.store(o.bin_count_.exchange(0, std::memory_order_relaxed), std::memory_order_relaxed);
     if constexpr (bin_locked) sync_.retired_ = std::exchange(o.sync_.retired_, nullptr);
+    if constexpr (counting) totals_ = std::exchange(o.totals_, totals{});
     o.root_.next_ = o.root_.prev_ = &o.root_;
     o.id_ = detail::next_pool_id();
   }

@@ -220,3 +220,28 @@ TEST_CASE("concurrent misuse is detected and leaves the pool intact", "[concurre
   REQUIRE(pool.size() == 0);
   pool.validate();
 }
+
+TEST_CASE("contains() on pointers into another thread's pool while it unmaps bins", "[concurrent][lifetime]") {
+  // Each pool is used by one thread only; the main thread asks its own pool
+  // about pointers into the other pool's bins, which come and go.
+  travpool::pool<int> mine(travpool::bin_capacity{16});
+  mine.create(1);
+  std::atomic<const int*> published{nullptr};
+  std::atomic<bool> stop{false};
+  std::thread other([&] {
+    travpool::pool<int> theirs(travpool::bin_capacity{16});
+    while (!stop.load()) {
+      int* x = theirs.create(1);
+      published.store(x);
+      theirs.destroy(x);
+      theirs.shrink_to_fit();  // unmaps the bin
+    }
+  });
+  std::size_t false_positives = 0;
+  for (int i = 0; i < 200000; ++i)
+    if (mine.contains(published.load())) ++false_positives;
+  stop = true;
+  other.join();
+  REQUIRE(false_positives == 0);
+  mine.validate();
+}

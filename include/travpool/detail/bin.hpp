@@ -109,6 +109,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -136,15 +137,21 @@ struct bin_base {
   // Bins with a free chunk (null-terminated, doubly linked).
   bin_base* avail_next_ = nullptr;
   bin_base* avail_prev_ = nullptr;
-  bool in_avail_ = false;
-  // sync::bin_locks only (they fill padding: no bin grows): the bin's lock,
-  // and whether shrink_to_fit retired the bin (retired bins stay mapped, with
-  // their chunk pages returned to the OS, so that a thread that still
-  // remembers one can look at its header safely).
+  // sync::bin_locks: the bin's lock (on the hot line, beside what it guards).
   spin_lock lock_;
-  bool retired_ = false;
+  // --- 64 B: the rest is cold, and fills what would otherwise be padding
+  // of the 128-byte header, so no policy makes a bin larger.
+  // TRAVPOOL_CHECKS with sync::bin_locks: odd while a create or destroy is
+  // changing this bin (a seqlock-style count), so sweeps can detect a race
+  // without taking the lock.
+  std::atomic<std::uint32_t> mods_{0};
   std::uint32_t last_creator_ = 0;  // stats::counters: thread that last created here
-  std::uint64_t owner_ = 0;         // id of the owning pool
+  bool in_avail_ = false;           // on the pool's available list
+  // sync::bin_locks: shrink_to_fit retired the bin (retired bins stay
+  // mapped, with their chunk pages returned to the OS, so that a thread that
+  // still remembers one can look at its header safely).
+  bool retired_ = false;
+  std::uint64_t owner_ = 0;  // id of the owning pool
   // stats::counters only, updated under the bin's own lock (no shared
   // atomics); summed by basic_pool::stats(). Fills the header's padding.
   struct counters {
@@ -207,8 +214,7 @@ struct interleaved_chunks {
 // The paper's algorithms, written once over the layout accessors `Ops`.
 template <class Ops>
 struct bin_algorithms {
-  // The words of a chunk about to be assigned; the payload may overwrite
-  // them (they share storage), so create saves them first.
+  // The words of the free-list head, read before it is assigned.
   struct popped {
     std::uint32_t index;
     std::uint32_t free_next;
@@ -235,12 +241,6 @@ struct bin_algorithms {
   static popped peek(const bin_base& b) noexcept {
     const std::uint32_t h = b.free_head_;
     return {h, Ops::free_next(b, h), Ops::link_next(b, h), Ops::link_prev(b, h)};
-  }
-
-  // Effects: rewrites the words of `c` after a payload constructor threw, so
-  // that the bin is bit-for-bit what it was before.
-  static void restore(bin_base& b, const popped& c) noexcept {
-    write_free(b, c.index, c.free_next, c.link_next, c.link_prev);
   }
 
   // Effects: assigns the chunk `c` from peek(b) (Listing 4).

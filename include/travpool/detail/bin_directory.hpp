@@ -8,9 +8,11 @@
 //   root_[a >> (granule_shift + leaf_bits)] -> leaf
 //   leaf[(a >> granule_shift) & leaf_mask]  -> bin header or nullptr
 //
-// A lookup is two dependent loads. Leaves are created on first use with a CAS
-// and live for the rest of the process (512 KiB of address space each, only
-// touched pages backed); the root is 512 KiB of zero-initialised static
+// A slot holds the owning pool's id beside the header pointer, and a lookup
+// names the pool it asks for: a pool never reads another pool's header.
+// A lookup is three dependent loads. Leaves are created on first use with a
+// CAS and live for the rest of the process (1 MiB of address space each,
+// only touched pages backed); the root is 512 KiB of zero-initialised static
 // storage. Entries are atomics, so lookups may race with registrations of
 // other bins from other threads.
 #pragma once
@@ -18,6 +20,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 
 #include "os_memory.hpp"
 
@@ -31,21 +34,32 @@ class bin_directory {
   static constexpr unsigned leaf_bits = 16;
   static constexpr unsigned root_bits = address_bits - granule_shift - leaf_bits;
 
-  // Returns: the header registered for the granule holding `p`, or nullptr.
-  // Complexity: O(1), two loads. Never dereferences `p`.
-  static void* find(const void* p) noexcept {
+  // Returns: the header registered for the granule holding `p` if the
+  // granule belongs to pool `owner`, else nullptr. Complexity: O(1), three
+  // loads. Never dereferences `p`, and never returns (so the caller never
+  // reads) the header of another pool's bin, which that pool's thread may
+  // be unmapping right now.
+  static void* find(const void* p, std::uint64_t owner) noexcept {
     const auto a = reinterpret_cast<std::uintptr_t>(p);
     if ((a >> address_bits) != 0) return nullptr;
     const leaf* l = root_[a >> (granule_shift + leaf_bits)].load(std::memory_order_acquire);
     if (l == nullptr) return nullptr;
-    return l->slots[(a >> granule_shift) & leaf_mask].load(std::memory_order_acquire);
+    const slot& s = l->slots[(a >> granule_shift) & leaf_mask];
+    if (s.owner.load(std::memory_order_acquire) != owner) return nullptr;
+    return s.header.load(std::memory_order_relaxed);  // written before owner
   }
 
-  // Effects: maps every granule of [base, base + span) to `header`.
-  // Throws: std::bad_alloc if a leaf cannot be allocated; then nothing is mapped.
-  static void insert(void* base, std::size_t span, void* header) {
-    for_each_granule(base, span, [](std::atomic<void*>&) {});  // allocate leaves first
-    for_each_granule(base, span, [header](std::atomic<void*>& s) { s.store(header, std::memory_order_release); });
+  // Effects: maps every granule of [base, base + span) to `header` of pool
+  // `owner`. Requires: the header is fully written (it is published here).
+  // Throws: std::bad_alloc if a leaf cannot be allocated or the span lies
+  // above the directory's 48-bit range; then nothing is mapped.
+  static void insert(void* base, std::size_t span, void* header, std::uint64_t owner) {
+    if (((reinterpret_cast<std::uintptr_t>(base) + span - 1) >> address_bits) != 0) throw std::bad_alloc();
+    for_each_granule(base, span, [](slot&) {});  // allocate leaves first
+    for_each_granule(base, span, [header, owner](slot& s) {
+      s.header.store(header, std::memory_order_relaxed);
+      s.owner.store(owner, std::memory_order_release);
+    });
   }
 
   // Effects: unmaps every granule of [base, base + span).
@@ -53,14 +67,21 @@ class bin_directory {
     const auto a = reinterpret_cast<std::uintptr_t>(base);
     for (std::uintptr_t g = a; g < a + span; g += granule) {
       leaf* l = root_[g >> (granule_shift + leaf_bits)].load(std::memory_order_acquire);
-      if (l != nullptr) l->slots[(g >> granule_shift) & leaf_mask].store(nullptr, std::memory_order_release);
+      if (l == nullptr) continue;
+      slot& s = l->slots[(g >> granule_shift) & leaf_mask];
+      s.owner.store(0, std::memory_order_release);
+      s.header.store(nullptr, std::memory_order_relaxed);
     }
   }
 
  private:
   static constexpr std::size_t leaf_mask = (std::size_t{1} << leaf_bits) - 1;
+  struct slot {
+    std::atomic<std::uint64_t> owner;  // pool id; 0: no bin
+    std::atomic<void*> header;
+  };
   struct leaf {
-    std::atomic<void*> slots[std::size_t{1} << leaf_bits];
+    slot slots[std::size_t{1} << leaf_bits];  // 1 MiB of address space
   };
 
   template <class F>
@@ -70,12 +91,12 @@ class bin_directory {
   }
 
   static leaf* leaf_for(std::uintptr_t a) {
-    std::atomic<leaf*>& slot = root_[a >> (granule_shift + leaf_bits)];
-    leaf* l = slot.load(std::memory_order_acquire);
+    std::atomic<leaf*>& root_slot = root_[a >> (granule_shift + leaf_bits)];
+    leaf* l = root_slot.load(std::memory_order_acquire);
     if (l != nullptr) return l;
-    // mmap'd memory is zero, which is a valid null std::atomic<void*>.
+    // mmap'd memory is zero, which is a valid empty slot.
     auto* fresh = static_cast<leaf*>(map_aligned(sizeof(leaf)));
-    if (slot.compare_exchange_strong(l, fresh, std::memory_order_acq_rel)) return fresh;
+    if (root_slot.compare_exchange_strong(l, fresh, std::memory_order_acq_rel)) return fresh;
     unmap_aligned(fresh, sizeof(leaf));
     return l;
   }

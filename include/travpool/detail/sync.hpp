@@ -8,6 +8,8 @@
 #include <shared_mutex>
 #include <thread>
 
+#include "../usage_error.hpp"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -20,28 +22,44 @@ inline void cpu_relax() noexcept {
 #endif
 }
 
-// A bin's lock: one byte in the bin header, on the same cache line as the
-// words it protects. try_lock is one exchange when free; unlock is a plain
-// release store. Bins are held for a few nanoseconds and rarely contended
-// (threads allocate in different bins), so waiting spins, then yields.
+// A bin's lock: one word in the bin header, on the same cache line as the
+// words it protects. It holds the owning thread's tag, so that a thread that
+// would wait for a lock it holds itself (a destructor destroying an element
+// of its own bin) gets usage_error instead of a hang. try_lock is one CAS
+// when free; unlock is a plain release store. Bins are held for a few
+// nanoseconds and rarely contended (threads allocate in different bins), so
+// waiting spins, then yields.
 class spin_lock {
  public:
   bool try_lock() noexcept {
-    bool expected = false;
-    return locked_.compare_exchange_strong(expected, true, std::memory_order_acquire, std::memory_order_relaxed);
+    std::uintptr_t expected = 0;
+    return owner_.compare_exchange_strong(expected, self(), std::memory_order_acquire, std::memory_order_relaxed);
   }
-  void lock() noexcept {
-    for (unsigned spins = 0; !try_lock(); ++spins) {
+  // Throws: usage_error if the calling thread holds this lock already.
+  void lock() {
+    const std::uintptr_t me = self();
+    for (unsigned spins = 0;; ++spins) {
+      std::uintptr_t expected = 0;
+      if (owner_.compare_exchange_weak(expected, me, std::memory_order_acquire, std::memory_order_relaxed)) return;
+      if (expected == me)
+        throw usage_error(
+            "travpool: re-entrant call into a concurrent_pool bin this thread has locked (a destructor that "
+            "destroys or inspects elements of its own pool)");
       if (spins < 64)
         cpu_relax();
       else
         std::this_thread::yield();
     }
   }
-  void unlock() noexcept { locked_.store(false, std::memory_order_release); }
+  void unlock() noexcept { owner_.store(0, std::memory_order_release); }
 
  private:
-  std::atomic<bool> locked_{false};
+  // A per-thread tag: the address of a thread-local byte (no TLS guard).
+  static std::uintptr_t self() noexcept {
+    thread_local char tag;
+    return reinterpret_cast<std::uintptr_t>(&tag);
+  }
+  std::atomic<std::uintptr_t> owner_{0};
 };
 
 struct bin_base;

@@ -31,7 +31,7 @@ void basic_pool<T, Options...>::validate() const {
     if (bins > bin_count()) fail(n, -1, "bin list is longer than bin_count()");
     if (b->retired_) fail(n, -1, "retired bin is still in the bin list");
     if (b->prev_ != prev) fail(n, -1, "bin list prev link is broken");
-    if (detail::bin_directory::find(b) != b) fail(n, -1, "bin is not registered in the directory");
+    if (detail::bin_directory::find(b, id_) != b) fail(n, -1, "bin is not registered in the directory");
     if (b->owner_ != id_) fail(n, -1, "bin is owned by another pool");
     if (b->capacity_ != bin_capacity_) fail(n, -1, "bin capacity differs from the pool's");
     const std::uint32_t cap = b->capacity_, f1 = b->full_mark(), a1 = b->last();

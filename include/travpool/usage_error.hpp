@@ -1,0 +1,16 @@
+// travpool/usage_error.hpp: the exception for misuse of a pool.
+#pragma once
+
+#include <stdexcept>
+
+namespace travpool {
+
+// Thrown when a pool is misused (double destroy, foreign or interior
+// pointer, an iterator to a destroyed element under TRAVPOOL_CHECKS, a
+// re-entrant call that would deadlock). The pool is left unchanged.
+class usage_error : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+}  // namespace travpool
