@@ -361,21 +361,25 @@ class basic_pool {
   T* create(A&&... args) {
     if constexpr (bin_locked) {
       detail::remembered_bin& slot = detail::remembered_for(id_);
+      std::uint32_t failed = 0;
       if (slot.pool_id == id_) {
         bin* b = slot.bin;
-        if (b->lock_.try_lock()) {
-          // retired_ is written under this lock too; a retired bin stays mapped.
-          if (!b->retired_ && !b->full()) {
-            const std::uint32_t i = take_chunk(*b);
-            b->lock_.unlock();
-            return construct(b, i, false, std::forward<A>(args)...);
-          }
-          b->lock_.unlock();
-        } else {
-          return create_slow(slot, 1, std::forward<A>(args)...);
+        // The bin is this thread's: whoever holds its lock (a destroy from
+        // another thread) holds it briefly, so wait rather than wander off.
+        if (!b->lock_.try_lock()) {
+          failed = 1;
+          b->lock_.lock();
         }
+        // retired_ is written under this lock too; a retired bin stays mapped.
+        if (!b->retired_ && !b->full()) {
+          const std::uint32_t i = take_chunk(*b);
+          b->lock_.unlock();
+          return construct(b, i, false, std::forward<A>(args)...);
+        }
+        if (b->claim_ == detail::thread_number()) b->claim_ = 0;  // leaving it: others may use it
+        b->lock_.unlock();
       }
-      return create_slow(slot, 0, std::forward<A>(args)...);
+      return create_slow(slot, failed, std::forward<A>(args)...);
     } else {
       [[maybe_unused]] const auto guard = sync_.guard();
       bin* b = avail_head_;
@@ -647,10 +651,7 @@ class basic_pool {
     if constexpr (counting) {
       ++b.counters_.creates;
       b.counters_.peak_live = std::max(b.counters_.peak_live, b.live_);
-      if constexpr (bin_locked)
-        b.last_creator_ = detail::thread_number();
-      else
-        totals_.peak_live = std::max<std::uint64_t>(totals_.peak_live, size_);
+      if constexpr (!bin_locked) totals_.peak_live = std::max<std::uint64_t>(totals_.peak_live, size_);
     }
     end_change(b);
     return c.index;
@@ -702,13 +703,15 @@ class basic_pool {
   }
   void end_change(bin& b) noexcept { begin_change(b); }
 
-  // sync::bin_locks: the remembered bin is missing, locked or full. Scan the
+  // sync::bin_locks: the remembered bin is missing, full or retired. Scan the
   // other bins with try_lock under the shared list lock, starting after the
-  // remembered one so that threads spread out; else append a bin. T is
-  // constructed after every lock is released.
+  // remembered one, for a bin with room that no other thread claims (so
+  // that threads never share the bin they fill); else append a bin. The bin
+  // found is claimed. T is constructed after every lock is released.
   template <class... A>
   T* create_slow(detail::remembered_bin& slot, std::uint32_t failed, A&&... args) {
     std::uint32_t scanned = 0;
+    const std::uint32_t me = detail::thread_number();
     {
       std::shared_lock list(sync_.list_mutex_);
       bin* start = root_.next_;
@@ -724,7 +727,8 @@ class basic_pool {
           if constexpr (counting) ++failed;
           continue;
         }
-        if (!b->full()) {
+        if (!b->full() && (b->claim_ == 0 || b->claim_ == me)) {
+          b->claim_ = me;
           slot = {id_, b};
           count_scan(*b, failed, scanned);
           const std::uint32_t i = take_chunk(*b);
@@ -741,6 +745,7 @@ class basic_pool {
       std::unique_lock list(sync_.list_mutex_);
       b = add_bin();
       std::lock_guard<detail::spin_lock> bin_guard(b->lock_);
+      b->claim_ = me;
       count_scan(*b, failed, scanned);
       i = take_chunk(*b);
     }
@@ -835,7 +840,7 @@ class basic_pool {
     if constexpr (counting) {
       ++b.counters_.destroys;
       if constexpr (bin_locked)
-        if (b.last_creator_ != detail::thread_number()) ++b.counters_.remote_destroys;
+        if (b.claim_ != 0 && b.claim_ != detail::thread_number()) ++b.counters_.remote_destroys;
     }
     if constexpr (!bin_locked) {
       --size_;
@@ -870,6 +875,7 @@ class basic_pool {
         b = sync_.retired_;
         std::lock_guard<detail::spin_lock> bin_guard(b->lock_);
         algo::init(*b);
+        b->claim_ = 0;
         detail::bin_directory::insert(b, span_, b, id_);  // its leaves exist: no throw
         sync_.retired_ = b->avail_next_;
         b->avail_next_ = nullptr;

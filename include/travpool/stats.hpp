@@ -10,8 +10,8 @@ namespace travpool {
 struct pool_stats {
   std::uint64_t creates = 0;
   std::uint64_t destroys = 0;
-  // Destroys by a thread other than the one that last created in the
-  // element's bin (sync::bin_locks: the thread that remembers that bin).
+  // sync::bin_locks: destroys into a bin that another thread is allocating
+  // from (the thread that claims it), the cross-thread frees of llheap.
   std::uint64_t remote_destroys = 0;
   std::uint64_t bins_allocated = 0;  // mapped, or reused after retirement
   std::uint64_t bins_released = 0;   // unmapped, or retired by shrink_to_fit

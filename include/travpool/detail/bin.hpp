@@ -145,8 +145,11 @@ struct bin_base {
   // changing this bin (a seqlock-style count), so sweeps can detect a race
   // without taking the lock.
   std::atomic<std::uint32_t> mods_{0};
-  std::uint32_t last_creator_ = 0;  // stats::counters: thread that last created here
-  bool in_avail_ = false;           // on the pool's available list
+  // sync::bin_locks: the thread (detail::thread_number) that allocates in
+  // this bin; other threads' scans skip it (0: unclaimed). Also what
+  // stats::counters compares destroys against.
+  std::uint32_t claim_ = 0;
+  bool in_avail_ = false;  // on the pool's available list
   // sync::bin_locks: shrink_to_fit retired the bin (retired bins stay
   // mapped, with their chunk pages returned to the OS, so that a thread that
   // still remembers one can look at its header safely).
@@ -157,7 +160,7 @@ struct bin_base {
   struct counters {
     std::uint64_t creates = 0;
     std::uint64_t destroys = 0;
-    std::uint64_t remote_destroys = 0;   // by a thread other than last_creator_
+    std::uint64_t remote_destroys = 0;   // by a thread other than claim_
     std::uint32_t failed_try_locks = 0;  // by the creates that ended here
     std::uint32_t bins_scanned = 0;      // likewise
     std::uint32_t peak_live = 0;
