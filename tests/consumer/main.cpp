@@ -23,7 +23,7 @@ int main() {
   int node_sum = 0;
   for (int v : nodes) node_sum += v;
 
-  std::printf("consumer: %zu element(s), sum %.1f; concurrent contains %d; list sum %d\n", pool.size(), sum,
-              contained, node_sum);
+  std::printf("consumer: %zu element(s), sum %.1f; concurrent contains %d; list sum %d\n", pool.size(), sum, contained,
+              node_sum);
   return pool.size() == 1 && sum == 2.5 && contained && shared.size() == 0 && node_sum == 6 ? 0 : 1;
 }
