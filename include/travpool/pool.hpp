@@ -401,15 +401,9 @@ class basic_pool {
   void destroy(const T* p) {
     [[maybe_unused]] const auto guard = sync_.guard();
     bin* b = find_bin(p);
-    if constexpr (bin_locked) {
-      if (b != nullptr) {
-        std::lock_guard<detail::spin_lock> bin_guard(b->lock_);
-        if (const auto i = live_index(*b, p); i != 0) return destroy_at(*b, i);
-        throw_misuse("destroy", locate_error(b, p));
-      }
-    } else {
-      if (b != nullptr)
-        if (const auto i = live_index(*b, p); i != 0) return destroy_at(*b, i);
+    if (b != nullptr) {
+      [[maybe_unused]] const auto bin_guard = lock_bin(b);
+      if (const auto i = live_index(*b, p); i != 0) return destroy_at(*b, i);
     }
     throw_misuse("destroy", locate_error(b, p));
   }
@@ -757,28 +751,29 @@ class basic_pool {
   // nullptr. Reads only words that are fixed while the bin is registered.
   bin* find_bin(const T* p) const noexcept { return static_cast<bin*>(detail::bin_directory::find(p, id_)); }
 
-  // Returns: the chunk index of the live element p in b, or 0 if p is not
-  // one. Requires: b == find_bin(p) (with bin_locks: b's lock held).
-  std::uint32_t live_index(const bin& b, const T* p) const noexcept {
+  // Returns: the index of the user chunk whose payload starts at p, or 0 if
+  // p is not the start of one. Reads only the bin's fixed words.
+  static std::uint32_t chunk_index(const bin& b, const T* p) noexcept {
     const auto addr = reinterpret_cast<std::uintptr_t>(p);
     const auto base = reinterpret_cast<std::uintptr_t>(b.chunks_);
     const std::uintptr_t lo = base + detail::first_user_chunk * ops::stride;
     const std::uintptr_t hi = base + (std::uintptr_t{b.capacity_} + detail::first_user_chunk) * ops::stride;
     if (addr < lo || addr >= hi || (addr - base) % ops::stride != 0) return 0;
-    const auto i = static_cast<std::uint32_t>((addr - base) / ops::stride);
-    if (b.retired_ || i >= b.fresh_ || ops::is_free(b, i)) return 0;
+    return static_cast<std::uint32_t>((addr - base) / ops::stride);
+  }
+
+  // Returns: the chunk index of the live element p in b, or 0 if p is not
+  // one. Requires: b == find_bin(p) (with bin_locks: b's lock held).
+  std::uint32_t live_index(const bin& b, const T* p) const noexcept {
+    const std::uint32_t i = chunk_index(b, p);
+    if (i == 0 || b.retired_ || i >= b.fresh_ || ops::is_free(b, i)) return 0;
     return i;
   }
 
   // Returns: why p is not a live element of this pool.
-  const char* locate_error(const bin* b, const T* p) const noexcept {
+  static const char* locate_error(const bin* b, const T* p) noexcept {
     if (b == nullptr) return "pointer does not belong to this pool";
-    const auto addr = reinterpret_cast<std::uintptr_t>(p);
-    const auto base = reinterpret_cast<std::uintptr_t>(b->chunks_);
-    if (addr < base + detail::first_user_chunk * ops::stride ||
-        addr >= base + (std::uintptr_t{b->capacity_} + detail::first_user_chunk) * ops::stride ||
-        (addr - base) % ops::stride != 0)
-      return "pointer does not point at an element of this pool (interior or pseudo chunk)";
+    if (chunk_index(*b, p) == 0) return "pointer does not point at an element of this pool (interior or pseudo chunk)";
     return "element is not live (already destroyed, or never created)";
   }
 
