@@ -251,6 +251,7 @@ struct alignas(64) sync_state<sync::global_mutex> {
 template <>
 struct alignas(64) sync_state<sync::bin_locks> {
   mutable std::shared_mutex list_mutex_;  // readers: scans; writer: bin list changes
+  std::mutex spans_mutex_;                // guards basic_pool::spans_
   bin_base* retired_ = nullptr;           // retired bins, linked by avail_next_
   no_guard guard() const noexcept { return {}; }
 };
@@ -361,25 +362,20 @@ class basic_pool {
   T* create(A&&... args) {
     if constexpr (bin_locked) {
       detail::remembered_bin& slot = detail::remembered_for(id_);
-      std::uint32_t failed = 0;
       if (slot.pool_id == id_) {
         bin* b = slot.bin;
-        // The bin is this thread's: whoever holds its lock (a destroy from
-        // another thread) holds it briefly, so wait rather than wander off.
-        if (!b->lock_.try_lock()) {
-          failed = 1;
-          b->lock_.lock();
+        // The bin is biased to this thread: no locked instruction. (Retiring
+        // a bin takes its lock, which revokes the bias.)
+        if (b->lock_.enter(detail::thread_number())) {
+          if (!b->full()) {
+            const std::uint32_t i = take_chunk(*b);
+            b->lock_.leave();
+            return construct(b, i, false, std::forward<A>(args)...);
+          }
+          b->lock_.leave();
         }
-        // retired_ is written under this lock too; a retired bin stays mapped.
-        if (!b->retired_ && !b->full()) {
-          const std::uint32_t i = take_chunk(*b);
-          b->lock_.unlock();
-          return construct(b, i, false, std::forward<A>(args)...);
-        }
-        if (b->claim_ == detail::thread_number()) b->claim_ = 0;  // leaving it: others may use it
-        b->lock_.unlock();
       }
-      return create_slow(slot, failed, std::forward<A>(args)...);
+      return create_locked(slot, std::forward<A>(args)...);
     } else {
       [[maybe_unused]] const auto guard = sync_.guard();
       bin* b = avail_head_;
@@ -402,8 +398,21 @@ class basic_pool {
     [[maybe_unused]] const auto guard = sync_.guard();
     bin* b = find_bin(p);
     if (b != nullptr) {
-      [[maybe_unused]] const auto bin_guard = lock_bin(b);
-      if (const auto i = live_index(*b, p); i != 0) return destroy_at(*b, i);
+      if constexpr (bin_locked) {
+        const std::uint32_t me = detail::thread_number();
+        if (b->lock_.enter(me)) {  // the bin is biased to this thread
+          const std::uint32_t i = live_index(*b, p);
+          if (i != 0) destroy_at(*b, i);
+          b->lock_.leave();
+          if (i != 0) return;
+          throw_misuse("destroy", locate_error(b, p));
+        }
+        std::lock_guard<detail::bin_lock> bin_guard(b->lock_);
+        if (b->claim_.load(std::memory_order_relaxed) == me) b->lock_.settle(me);
+        if (const auto i = live_index(*b, p); i != 0) return destroy_at(*b, i);
+      } else {
+        if (const auto i = live_index(*b, p); i != 0) return destroy_at(*b, i);
+      }
     }
     throw_misuse("destroy", locate_error(b, p));
   }
@@ -437,7 +446,7 @@ class basic_pool {
       std::shared_lock list(sync_.list_mutex_);
       size_type n = 0;
       for (bin* b = root_.next_; !b->is_root(); b = b->next_) {
-        std::lock_guard<detail::spin_lock> g(b->lock_);
+        std::lock_guard<detail::bin_lock> g(b->lock_);
         n += b->live_;
       }
       return n;
@@ -569,7 +578,7 @@ class basic_pool {
     for (bin* b = root_.next_; !b->is_root();) {
       bin* next = b->next_;
       if constexpr (bin_locked) {
-        std::lock_guard<detail::spin_lock> bin_guard(b->lock_);
+        std::lock_guard<detail::bin_lock> bin_guard(b->lock_);
         if (b->live_ == 0) retire_bin(b);
       } else {
         if (b->live_ == 0) release_bin(b);
@@ -634,7 +643,7 @@ class basic_pool {
   // Requires: b has a free chunk (with bin_locks, b's lock is held).
   // Effects: assigns the free-list head of b (Listing 4) and counts it.
   // Returns: its chunk index; the payload is not constructed yet.
-  std::uint32_t take_chunk(bin& b) noexcept {
+  TRAVPOOL_ALWAYS_INLINE std::uint32_t take_chunk(bin& b) noexcept {
     begin_change(b);
     const auto c = algo::peek(b);
     algo::commit_create(b, c);
@@ -672,7 +681,7 @@ class basic_pool {
   void untake_chunk(bin* b, std::uint32_t i, bool new_bin) noexcept {
     if constexpr (bin_locked) {
       {
-        std::lock_guard<detail::spin_lock> bin_guard(b->lock_);
+        std::lock_guard<detail::bin_lock> bin_guard(b->lock_);
         free_chunk(*b, i);
         if constexpr (counting) --b->counters_.creates, --b->counters_.destroys;
       }
@@ -680,7 +689,7 @@ class basic_pool {
         // Strong guarantee: take the new bin back unless another thread
         // created in it meanwhile.
         std::unique_lock list(sync_.list_mutex_);
-        std::lock_guard<detail::spin_lock> bin_guard(b->lock_);
+        std::lock_guard<detail::bin_lock> bin_guard(b->lock_);
         if (b->live_ == 0 && !b->retired_) retire_bin(b);
       }
     } else {
@@ -696,6 +705,39 @@ class basic_pool {
       b.mods_.store(b.mods_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
   void end_change(bin& b) noexcept { begin_change(b); }
+
+  // sync::bin_locks: the remembered bin is not biased to this thread, or is
+  // full. If the thread still claims it, create there under its lock (and
+  // count towards biasing it again); else leave it and scan.
+  template <class... A>
+  [[gnu::noinline]] T* create_locked(detail::remembered_bin& slot, A&&... args) {
+    std::uint32_t failed = 0;
+    const std::uint32_t me = detail::thread_number();
+    if (slot.pool_id == id_) {
+      bin* b = slot.bin;
+      if (b->claim_.load(std::memory_order_relaxed) == me) {
+        // Still this thread's bin: whoever holds its lock (a destroy from
+        // another thread) holds it briefly, so wait rather than wander off.
+        if (!b->lock_.try_lock()) {
+          failed = 1;
+          b->lock_.lock();
+        }
+        // retired_ is written under this lock too; a retired bin stays mapped.
+        if (!b->retired_ && !b->full()) {
+          b->lock_.settle(me);
+          const std::uint32_t i = take_chunk(*b);
+          b->lock_.unlock();
+          return construct(b, i, false, std::forward<A>(args)...);
+        }
+        if (b->claim_.load(std::memory_order_relaxed) == me) {  // leaving it: others may use it
+          b->lock_.unbias();
+          b->claim_.store(0, std::memory_order_relaxed);
+        }
+        b->lock_.unlock();
+      }
+    }
+    return create_slow(slot, failed, std::forward<A>(args)...);
+  }
 
   // sync::bin_locks: the remembered bin is missing, full or retired. Scan the
   // other bins with try_lock under the shared list lock, starting after the
@@ -717,12 +759,18 @@ class basic_pool {
         if (b->is_root()) continue;
         ++seen;
         if constexpr (counting) ++scanned;
+        // A bin another thread claims is skipped unlocked: locking it
+        // would revoke that thread's bias.
+        const std::uint32_t claim = b->claim_.load(std::memory_order_relaxed);
+        if (claim != 0 && claim != me) continue;
         if (!b->lock_.try_lock()) {
           if constexpr (counting) ++failed;
           continue;
         }
-        if (!b->full() && (b->claim_ == 0 || b->claim_ == me)) {
-          b->claim_ = me;
+        const std::uint32_t locked_claim = b->claim_.load(std::memory_order_relaxed);
+        if (!b->full() && (locked_claim == 0 || locked_claim == me)) {
+          b->claim_.store(me, std::memory_order_relaxed);
+          b->lock_.settle(me);
           slot = {id_, b};
           count_scan(*b, failed, scanned);
           const std::uint32_t i = take_chunk(*b);
@@ -737,9 +785,19 @@ class basic_pool {
     std::uint32_t i;
     {
       std::unique_lock list(sync_.list_mutex_);
-      b = add_bin();
-      std::lock_guard<detail::spin_lock> bin_guard(b->lock_);
-      b->claim_ = me;
+      b = reuse_retired();
+      if (b == nullptr) {
+        // Map and touch the new bin without the list lock: the other
+        // threads' scans would otherwise sleep through its page fault.
+        list.unlock();
+        b = make_bin();
+        b->claim_.store(me, std::memory_order_relaxed);  // before other scans can see it
+        list.lock();
+        link_bin(b);
+      }
+      std::lock_guard<detail::bin_lock> bin_guard(b->lock_);
+      b->claim_.store(me, std::memory_order_relaxed);
+      b->lock_.settle(me);
       count_scan(*b, failed, scanned);
       i = take_chunk(*b);
     }
@@ -793,7 +851,7 @@ class basic_pool {
   // A lock on b's lock under bin_locks; nothing otherwise.
   auto lock_bin(bin* b) const noexcept {
     if constexpr (bin_locked)
-      return std::lock_guard<detail::spin_lock>(b->lock_);
+      return std::lock_guard<detail::bin_lock>(b->lock_);
     else
       return detail::no_guard{};
   }
@@ -829,13 +887,14 @@ class basic_pool {
   }
 
   // Effects: frees chunk i of b, whose payload is dead (Listing 7).
-  void free_chunk(bin& b, std::uint32_t i) noexcept {
+  TRAVPOOL_ALWAYS_INLINE void free_chunk(bin& b, std::uint32_t i) noexcept {
     const bool was_full = b.full();
     algo::release(b, i);
     if constexpr (counting) {
       ++b.counters_.destroys;
       if constexpr (bin_locked)
-        if (b.claim_ != 0 && b.claim_ != detail::thread_number()) ++b.counters_.remote_destroys;
+        if (const auto claim = b.claim_.load(std::memory_order_relaxed); claim != 0 && claim != detail::thread_number())
+          ++b.counters_.remote_destroys;
     }
     if constexpr (!bin_locked) {
       --size_;
@@ -864,24 +923,44 @@ class basic_pool {
   // available list). With bin_locks, reuses a retired bin first; the caller
   // holds the exclusive list lock. Throws: std::bad_alloc.
   bin* add_bin() {
-    bin* b;
+    if constexpr (bin_locked)
+      if (bin* b = reuse_retired()) return b;
+    bin* b = make_bin();
+    link_bin(b);
+    return b;
+  }
+
+  // bin_locks: requires the exclusive list lock. Effects: if a retired bin
+  // exists, reinitialises it and links it at the end of the bin list.
+  // Returns: that bin, or nullptr.
+  bin* reuse_retired() noexcept {
+    bin* b = sync_.retired_;
+    if (b == nullptr) return nullptr;
+    std::lock_guard<detail::bin_lock> bin_guard(b->lock_);
+    algo::init(*b);
+    detail::bin_directory::insert(b, span_, b, id_);  // its leaves exist: no throw
+    sync_.retired_ = b->avail_next_;
+    b->avail_next_ = nullptr;
+    b->retired_ = false;
+    link_bin(b);
+    return b;
+  }
+
+  // Effects: maps and initialises a bin and registers it in the directory,
+  // without linking it. Its first touch (a page fault, of a huge page where
+  // the kernel gives one) happens here, so that with bin_locks it happens
+  // outside the list lock. With bin_locks, spans_ is guarded by its own
+  // mutex. Throws: std::bad_alloc; then nothing is mapped.
+  bin* make_bin() {
+    void* mem;
     if constexpr (bin_locked) {
-      if (sync_.retired_ != nullptr) {
-        b = sync_.retired_;
-        std::lock_guard<detail::spin_lock> bin_guard(b->lock_);
-        algo::init(*b);
-        b->claim_ = 0;
-        detail::bin_directory::insert(b, span_, b, id_);  // its leaves exist: no throw
-        sync_.retired_ = b->avail_next_;
-        b->avail_next_ = nullptr;
-        b->retired_ = false;
-        link_bin(b);
-        return b;
-      }
+      std::lock_guard<std::mutex> spans_guard(sync_.spans_mutex_);
+      mem = spans_.take(span_);
+    } else {
+      mem = spans_.take(span_);
     }
-    void* mem = detail::map_aligned(span_);
     // The header is complete before the directory publishes it.
-    b = ::new (mem) bin();
+    bin* b = ::new (mem) bin();
     b->chunks_ = static_cast<std::byte*>(mem) + detail::chunks_offset<ops>(bin_capacity_);
     b->capacity_ = bin_capacity_;
     b->owner_ = id_;
@@ -892,7 +971,6 @@ class basic_pool {
       unmap_bin(b);
       throw;
     }
-    link_bin(b);
     return b;
   }
 
@@ -941,7 +1019,12 @@ class basic_pool {
 
   void unmap_bin(bin* b) noexcept {
     b->~bin();
-    detail::unmap_aligned(b, span_);
+    if constexpr (bin_locked) {
+      std::lock_guard<std::mutex> spans_guard(sync_.spans_mutex_);
+      spans_.give_back(b, span_);
+    } else {
+      spans_.give_back(b, span_);
+    }
   }
 
   // bin_locks: requires the exclusive list lock and b's lock, and no live
@@ -950,6 +1033,8 @@ class basic_pool {
   void retire_bin(bin* b) noexcept {
     unlink_bin(b);
     b->retired_ = true;
+    b->lock_.unbias();  // the lock is held: the bias is none or this thread's
+    b->claim_.store(0, std::memory_order_relaxed);
     b->avail_next_ = sync_.retired_;
     sync_.retired_ = b;
     const auto first_page = detail::round_up(reinterpret_cast<std::uintptr_t>(b) + detail::bin_header_bytes, 4096);
@@ -1030,6 +1115,7 @@ class basic_pool {
   size_type size_ = 0;
   // Written when bins are added or removed.
   std::atomic<size_type> bin_count_{0};
+  detail::span_source spans_;  // where new bins come from
   [[no_unique_address]] detail::sync_state<sync_type> sync_;
   [[no_unique_address]] std::conditional_t<counting, totals, detail::no_guard> totals_;
 };

@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include "pool_types.hpp"
+#include "test_access.hpp"
 
 namespace {
 
@@ -244,4 +245,134 @@ TEST_CASE("contains() on pointers into another thread's pool while it unmaps bin
   other.join();
   REQUIRE(false_positives == 0);
   mine.validate();
+}
+
+// Biased bin locks (detail::bin_lock): a thread's creates and destroys in the
+// bin it claims take no locked instruction; another thread that locks the
+// bin revokes the bias first.
+namespace {
+std::uint32_t biased_to(const travpool::concurrent_pool<element>& pool, std::size_t bin) {
+  return travpool::detail::test_access::bins(pool)[bin]->lock_.biased_to();
+}
+}  // namespace
+
+TEST_CASE("a bin is biased to the thread that claims it; other threads revoke the bias", "[concurrent][biased]") {
+  if (!travpool::detail::biasing_enabled()) {
+    WARN("skipped: membarrier(2) unavailable or TRAVPOOL_BIASED_LOCKS=0");
+    return;
+  }
+  travpool::concurrent_pool<element> pool(travpool::bin_capacity{4096});
+  std::vector<element*> v;
+  std::uint32_t creator = 0;
+  std::thread a([&] {
+    creator = travpool::detail::thread_number();
+    for (std::uint64_t i = 0; i < 1000; ++i) v.push_back(pool.create(element{0, i, element::mix(0, i)}));
+  });
+  a.join();
+  REQUIRE(pool.bin_count() == 1);
+  REQUIRE(biased_to(pool, 0) == creator);
+  // Another thread destroys in that bin: it takes the bin's lock, which
+  // revokes the bias (the creator has exited: the handshake must not wait).
+  std::thread b([&] {
+    for (std::size_t i = 0; i < v.size(); i += 2) pool.destroy(v[i]);
+  });
+  b.join();
+  REQUIRE(biased_to(pool, 0) == 0);
+  pool.validate();
+  REQUIRE(pool.size() == 500);
+  // A live creator loses its bias to a remote destroy and regains it after
+  // the cooldown (64 of its own operations under the lock).
+  std::atomic<int> step{0};
+  std::uint32_t owner = 0;
+  std::vector<element*> w;
+  std::thread c([&] {
+    owner = travpool::detail::thread_number();
+    for (std::uint64_t i = 0; i < 10; ++i) w.push_back(pool.create(element{1, i, element::mix(1, i)}));
+    step = 1;
+    while (step.load() != 2) std::this_thread::yield();
+    for (std::uint64_t i = 10; i < 200; ++i) w.push_back(pool.create(element{1, i, element::mix(1, i)}));
+    step = 3;
+    while (step.load() != 4) std::this_thread::yield();
+  });
+  while (step.load() != 1) std::this_thread::yield();
+  // c claimed bin 0 (it had room) or a new bin; find it.
+  const auto bins = travpool::detail::test_access::bins(pool);
+  std::size_t mine = bins.size();
+  for (std::size_t i = 0; i < bins.size(); ++i)
+    if (bins[i]->claim_.load() == owner) mine = i;
+  REQUIRE(mine < bins.size());
+  REQUIRE(biased_to(pool, mine) == owner);
+  pool.destroy(w[0]);  // revokes c's bias while c is alive (and idle)
+  REQUIRE(biased_to(pool, mine) == 0);
+  step = 2;
+  while (step.load() != 3) std::this_thread::yield();
+  REQUIRE(biased_to(pool, mine) == owner);  // 190 creates > the cooldown of 64
+  step = 4;
+  c.join();
+  pool.validate();
+  REQUIRE(pool.size() == 500 + 199);
+  for (std::size_t i = 1; i < v.size(); i += 2) REQUIRE(v[i]->check == element::mix(0, v[i]->seq));
+  for (std::size_t i = 1; i < w.size(); ++i) REQUIRE(w[i]->check == element::mix(1, w[i]->seq));
+}
+
+TEST_CASE("producer-consumer: every element is destroyed by the other thread", "[concurrent][biased]") {
+  // The consumer's destroys keep revoking the producer's bias while the
+  // producer creates: the revocation handshake under fire.
+  travpool::concurrent_pool<element> pool(travpool::bin_capacity{256});
+  constexpr std::size_t n = 200'000, ring = 64;
+  std::vector<std::atomic<element*>> slots(ring);
+  for (auto& s : slots) s.store(nullptr);
+  std::atomic<std::uint64_t> bad{0};
+  std::thread consumer([&] {
+    for (std::size_t i = 0; i < n; ++i) {
+      auto& s = slots[i % ring];
+      element* e;
+      while ((e = s.exchange(nullptr, std::memory_order_acquire)) == nullptr) std::this_thread::yield();
+      if (e->seq != i || e->check != element::mix(e->owner, e->seq)) bad.fetch_add(1);
+      pool.destroy(e);
+    }
+  });
+  for (std::size_t i = 0; i < n; ++i) {
+    element* e = pool.create(element{7, i, element::mix(7, i)});
+    auto& s = slots[i % ring];
+    while (s.load(std::memory_order_relaxed) != nullptr) std::this_thread::yield();
+    s.store(e, std::memory_order_release);
+  }
+  consumer.join();
+  REQUIRE(bad.load() == 0);
+  REQUIRE(pool.empty());
+  pool.validate();
+}
+
+TEST_CASE("concurrent_pool stress with biasing switched off", "[concurrent][stress]") {
+  auto& on = travpool::detail::biasing_switch();
+  const bool was = on.exchange(false);
+  stress<travpool::concurrent_pool<element>>(4, 200'000, 512, false);
+  on.store(was);
+}
+
+TEST_CASE("re-entering a biased bin from inside its own section is usage_error", "[concurrent][reentrant]") {
+  travpool::detail::bin_lock lock;
+  const std::uint32_t me = travpool::detail::thread_number();
+  lock.lock();
+  lock.settle(me);  // no cooldown yet: biased at once (when biasing is on)
+  lock.unlock();
+  if (lock.biased_to() != me) {
+    WARN("skipped: membarrier(2) unavailable or TRAVPOOL_BIASED_LOCKS=0");
+    return;
+  }
+  REQUIRE(lock.enter(me));
+  REQUIRE_THROWS_AS(lock.enter(me), travpool::usage_error);
+  REQUIRE_FALSE(lock.try_lock());
+  REQUIRE_THROWS_AS(lock.lock(), travpool::usage_error);
+  lock.leave();
+  REQUIRE(lock.try_lock());  // the owner itself: no revocation needed
+  REQUIRE(lock.biased_to() == me);
+  lock.unlock();
+  std::thread([&] {
+    lock.lock();  // another thread: revokes
+    REQUIRE(lock.biased_to() == 0);
+    lock.unlock();
+  }).join();
+  REQUIRE_FALSE(lock.enter(me));
 }

@@ -116,6 +116,15 @@
 
 #include "sync.hpp"
 
+// The create and destroy fast paths are inlined into their callers even in
+// programs that instantiate several pool types (GCC otherwise keeps the
+// shared algorithm out of line and pays a call and spills per operation).
+#if defined(__GNUC__)
+#define TRAVPOOL_ALWAYS_INLINE [[gnu::always_inline]] inline
+#else
+#define TRAVPOOL_ALWAYS_INLINE inline
+#endif
+
 namespace travpool::detail {
 
 inline constexpr std::uint32_t free_bit = 0x8000'0000u;
@@ -134,29 +143,23 @@ struct bin_base {
   // Bin list, in traversal order; circular through the pool's root.
   bin_base* next_ = this;
   bin_base* prev_ = this;
-  // Bins with a free chunk (null-terminated, doubly linked).
+  // Bins with a free chunk (null-terminated, doubly linked; avail_prev_
+  // is on the cold line). sync::bin_locks: links the retired list.
   bin_base* avail_next_ = nullptr;
-  bin_base* avail_prev_ = nullptr;
-  // sync::bin_locks: the bin's lock (on the hot line, beside what it guards).
-  spin_lock lock_;
-  // --- 64 B: the rest is cold, and fills what would otherwise be padding
-  // of the 128-byte header, so no policy makes a bin larger.
-  // TRAVPOOL_CHECKS with sync::bin_locks: odd while a create or destroy is
-  // changing this bin (a seqlock-style count), so sweeps can detect a race
-  // without taking the lock.
-  std::atomic<std::uint32_t> mods_{0};
-  // sync::bin_locks: the thread (detail::thread_number) that allocates in
-  // this bin; other threads' scans skip it (0: unclaimed). Also what
-  // stats::counters compares destroys against.
-  std::uint32_t claim_ = 0;
+  // sync::bin_locks: the bin's lock, biased to its claimant (12 B, on the
+  // hot line, beside what it guards).
+  bin_lock lock_;
   bool in_avail_ = false;  // on the pool's available list
   // sync::bin_locks: shrink_to_fit retired the bin (retired bins stay
   // mapped, with their chunk pages returned to the OS, so that a thread that
   // still remembers one can look at its header safely).
   bool retired_ = false;
+  // --- 64 B: the rest is cold, and fills what would otherwise be padding
+  // of the 128-byte header, so no policy makes a bin larger.
+  bin_base* avail_prev_ = nullptr;
   std::uint64_t owner_ = 0;  // id of the owning pool
-  // stats::counters only, updated under the bin's own lock (no shared
-  // atomics); summed by basic_pool::stats(). Fills the header's padding.
+  // stats::counters only, updated under the bin's lock or in its owner's
+  // biased section (no shared atomics); summed by basic_pool::stats().
   struct counters {
     std::uint64_t creates = 0;
     std::uint64_t destroys = 0;
@@ -165,6 +168,15 @@ struct bin_base {
     std::uint32_t bins_scanned = 0;      // likewise
     std::uint32_t peak_live = 0;
   } counters_;
+  // TRAVPOOL_CHECKS with sync::bin_locks: odd while a create or destroy is
+  // changing this bin (a seqlock-style count), so sweeps can detect a race
+  // without taking the lock.
+  std::atomic<std::uint32_t> mods_{0};
+  // sync::bin_locks: the thread (detail::thread_number) that allocates in
+  // this bin (0: unclaimed). Written under the lock; read without it by the
+  // claimant and by other threads' scans, which skip claimed bins. Also
+  // what stats::counters compares destroys against.
+  std::atomic<std::uint32_t> claim_{0};
 
   bool is_root() const noexcept { return capacity_ == 0; }
   std::uint32_t full_mark() const noexcept { return capacity_ + 2; }  // F1
@@ -241,13 +253,13 @@ struct bin_algorithms {
   }
 
   // Requires: !b.full(). Returns: the head of the free list and its words.
-  static popped peek(const bin_base& b) noexcept {
+  TRAVPOOL_ALWAYS_INLINE static popped peek(const bin_base& b) noexcept {
     const std::uint32_t h = b.free_head_;
     return {h, Ops::free_next(b, h), Ops::link_next(b, h), Ops::link_prev(b, h)};
   }
 
   // Effects: assigns the chunk `c` from peek(b) (Listing 4).
-  static void commit_create(bin_base& b, const popped& c) noexcept {
+  TRAVPOOL_ALWAYS_INLINE static void commit_create(bin_base& b, const popped& c) noexcept {
     const std::uint32_t h = c.index;
     b.free_head_ = c.free_next;
     if (h == b.fresh_) {
@@ -264,7 +276,7 @@ struct bin_algorithms {
 
   // Requires: chunk `c` of `b` is an assigned user chunk whose payload has
   // been destroyed. Effects: frees it (Listing 7 and the two repairs).
-  static void release(bin_base& b, std::uint32_t c) noexcept {
+  TRAVPOOL_ALWAYS_INLINE static void release(bin_base& b, std::uint32_t c) noexcept {
     const bool left_free = Ops::is_free(b, c - 1);
     const bool right_free = Ops::is_free(b, c + 1);
     const std::uint32_t next = right_free ? Ops::link_next(b, c + 1) : c + 1;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <mutex>
 #include <shared_mutex>
 #include <thread>
@@ -12,6 +13,11 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#endif
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 namespace travpool::detail {
@@ -22,29 +28,36 @@ inline void cpu_relax() noexcept {
 #endif
 }
 
-// A bin's lock: one word in the bin header, on the same cache line as the
-// words it protects. It holds the owning thread's tag, so that a thread that
-// would wait for a lock it holds itself (a destructor destroying an element
-// of its own bin) gets usage_error instead of a hang. try_lock is one CAS
-// when free; unlock is a plain release store. Bins are held for a few
-// nanoseconds and rarely contended (threads allocate in different bins), so
-// waiting spins, then yields.
+// A number for the calling thread, never 0 and never reused in the process
+// (a thread that exits does not hand its number to a new one).
+inline std::uint32_t thread_number() noexcept {
+  static std::atomic<std::uint32_t> next{1};
+  thread_local std::uint32_t number = 0;  // constant-initialised: no TLS guard
+  if (number == 0) [[unlikely]]
+    number = next.fetch_add(1, std::memory_order_relaxed);
+  return number;
+}
+
+// A plain lock word that holds its owner's thread_number, so that a thread
+// that would wait for a lock it holds itself (a destructor destroying an
+// element of its own bin) gets usage_error instead of a hang. try_lock is
+// one CAS when free; unlock is a plain release store. Bins are held for a
+// few nanoseconds and rarely contended (threads allocate in different
+// bins), so waiting spins, then yields.
 class spin_lock {
  public:
   bool try_lock() noexcept {
-    std::uintptr_t expected = 0;
-    return owner_.compare_exchange_strong(expected, self(), std::memory_order_acquire, std::memory_order_relaxed);
+    std::uint32_t expected = 0;
+    return owner_.compare_exchange_strong(expected, thread_number(), std::memory_order_acquire,
+                                          std::memory_order_relaxed);
   }
   // Throws: usage_error if the calling thread holds this lock already.
   void lock() {
-    const std::uintptr_t me = self();
+    const std::uint32_t me = thread_number();
     for (unsigned spins = 0;; ++spins) {
-      std::uintptr_t expected = 0;
+      std::uint32_t expected = 0;
       if (owner_.compare_exchange_weak(expected, me, std::memory_order_acquire, std::memory_order_relaxed)) return;
-      if (expected == me)
-        throw usage_error(
-            "travpool: re-entrant call into a concurrent_pool bin this thread has locked (a destructor that "
-            "destroys or inspects elements of its own pool)");
+      if (expected == me) throw_reentrant();
       if (spins < 64)
         cpu_relax();
       else
@@ -53,13 +66,144 @@ class spin_lock {
   }
   void unlock() noexcept { owner_.store(0, std::memory_order_release); }
 
- private:
-  // A per-thread tag: the address of a thread-local byte (no TLS guard).
-  static std::uintptr_t self() noexcept {
-    thread_local char tag;
-    return reinterpret_cast<std::uintptr_t>(&tag);
+  [[noreturn]] static void throw_reentrant() {
+    throw usage_error(
+        "travpool: re-entrant call into a concurrent_pool bin this thread has locked (a destructor that "
+        "destroys or inspects elements of its own pool)");
   }
-  std::atomic<std::uintptr_t> owner_{0};
+
+ private:
+  std::atomic<std::uint32_t> owner_{0};
+};
+
+// The process-wide heavy barrier for biased bin locks: membarrier(2)'s
+// private expedited command, which runs a full memory barrier on every CPU
+// that runs a thread of this process before it returns. Returns false (and
+// bins are never biased) where the kernel lacks it, or when the environment
+// sets TRAVPOOL_BIASED_LOCKS=0.
+inline std::atomic<bool>& biasing_switch() noexcept {
+  static std::atomic<bool> on{[] {
+    const char* env = std::getenv("TRAVPOOL_BIASED_LOCKS");
+    if (env != nullptr && env[0] == '0') return false;
+#if defined(__linux__) && defined(SYS_membarrier)
+    return ::syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+#else
+    return false;
+#endif
+  }()};
+  return on;
+}
+inline bool biasing_enabled() noexcept { return biasing_switch().load(std::memory_order_relaxed); }
+inline void heavy_barrier() noexcept {
+#if defined(__linux__) && defined(SYS_membarrier)
+  ::syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+#endif
+}
+
+// A bin's lock (the paper's per-bin mutex), biased towards the thread that
+// claims the bin, so that this thread's creates and destroys in it take no
+// locked instruction: on x86 an uncontended CAS costs more than the whole
+// of pool<T>::create.
+//
+//   any thread      lock() / try_lock() / unlock(): the mutex. If the bin is
+//                   biased to another thread, the bias is revoked first.
+//   owning thread   enter(me) ... leave(): while the bin is biased to `me`,
+//                   a critical section made of two plain stores and a load.
+//
+// Revocation is an asymmetric Dekker handshake (the use membarrier(2) was
+// made for). The owner stores in_cs_ = 1, then loads bias_; the revoker
+// stores bias_ = 0, runs heavy_barrier(), then waits for in_cs_ == 0. The
+// barrier runs a full fence on the owner's CPU, so either the owner sees
+// bias_ == 0 and takes the mutex instead, or the revoker sees in_cs_ == 1
+// and waits for the owner's release store of 0, which orders the owner's
+// section before the revoker's. Only the claiming thread ever writes in_cs_:
+// bias_ is 0 or the bin's claimant, and the claim changes hands only under
+// the mutex, from a claimant that is not inside a section.
+//
+// Rebiasing: an owner that lost its bias takes the mutex; after `cooldown`
+// such operations it biases the bin again. Every revocation doubles the
+// cooldown (64 to 2^15 operations), so that a bin that another thread keeps
+// destroying in (a producer-consumer pair) pays a heavy barrier once per
+// tens of thousands of operations, and otherwise runs on the mutex.
+class bin_lock {
+ public:
+  bool try_lock() noexcept {
+    if (!word_.try_lock()) return false;
+    if (revoke()) return true;
+    word_.unlock();  // a re-entrant call from inside this thread's own section
+    return false;
+  }
+  // Throws: usage_error if the calling thread holds this lock, or is inside
+  // a biased section of this bin, already.
+  void lock() {
+    word_.lock();
+    if (!revoke()) {
+      word_.unlock();
+      spin_lock::throw_reentrant();
+    }
+  }
+  void unlock() noexcept { word_.unlock(); }
+
+  // Owner's entry. Returns: true if the bin is biased to `me` (the calling
+  // thread's number); the caller is then inside the section and must call
+  // leave(). false: the caller must take the mutex.
+  // Throws: usage_error if the caller is inside this bin's section already
+  // (a destructor that destroys an element of its own bin).
+  bool enter(std::uint32_t me) {
+    if (bias_.load(std::memory_order_relaxed) != me) return false;
+    if (in_cs_.load(std::memory_order_relaxed) != 0) spin_lock::throw_reentrant();
+    in_cs_.store(1, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);  // the revoker's heavy_barrier() fences the CPU
+    if (bias_.load(std::memory_order_relaxed) == me) return true;
+    in_cs_.store(0, std::memory_order_release);
+    return false;
+  }
+  void leave() noexcept { in_cs_.store(0, std::memory_order_release); }
+
+  // Requires: the mutex, held by `me`, the bin's claimant.
+  // Effects: counts one operation of the owner under the mutex; biases the
+  // bin to `me` once the cooldown has passed.
+  void settle(std::uint32_t me) noexcept {
+    if (bias_.load(std::memory_order_relaxed) == me || !biasing_enabled()) return;
+    const std::uint32_t cooldown = cool_shift_ == 0 ? 0 : std::uint32_t{1} << cool_shift_;
+    if (std::uint32_t{settled_} < cooldown) {
+      ++settled_;
+      return;
+    }
+    settled_ = 0;
+    bias_.store(me, std::memory_order_relaxed);
+  }
+  // Requires: the mutex (so the bias is 0 or the caller's own).
+  // Effects: the bin is biased to nobody (its claim is being given up).
+  void unbias() noexcept { bias_.store(0, std::memory_order_relaxed); }
+  std::uint32_t biased_to() const noexcept { return bias_.load(std::memory_order_relaxed); }
+
+ private:
+  // Requires: the mutex. Effects: revokes a bias to another thread.
+  // Returns: false if the bias is the caller's own and the caller is inside
+  // its section (re-entrance), else true.
+  bool revoke() noexcept {
+    const std::uint32_t owner = bias_.load(std::memory_order_relaxed);
+    if (owner == 0) return true;
+    if (owner == thread_number()) return in_cs_.load(std::memory_order_relaxed) == 0;
+    bias_.store(0, std::memory_order_relaxed);
+    heavy_barrier();
+    for (unsigned spins = 0; in_cs_.load(std::memory_order_acquire) != 0; ++spins) {
+      if (spins < 64)
+        cpu_relax();
+      else
+        std::this_thread::yield();
+    }
+    cool_shift_ = static_cast<std::uint8_t>(cool_shift_ == 0 ? 6 : cool_shift_ < 15 ? cool_shift_ + 1 : 15);
+    settled_ = 0;
+    return true;
+  }
+
+  spin_lock word_;                      // the mutex
+  std::atomic<std::uint32_t> bias_{0};  // thread_number of the owner, or 0
+  std::atomic<std::uint8_t> in_cs_{0};  // the owner is inside its section
+  std::uint8_t cool_shift_ = 0;         // cooldown 2^cool_shift_ (0: none); under the mutex
+  std::uint16_t settled_ = 0;           // owner's operations since the bias was lost; likewise
 };
 
 struct bin_base;
@@ -83,13 +227,6 @@ struct alignas(64) remembered_table {  // one per thread, on its own lines
 inline remembered_bin& remembered_for(std::uint64_t pool_id) noexcept {
   thread_local remembered_table table;
   return table.slots[pool_id % remembered_slots];
-}
-
-// A small number for the calling thread (stats::counters' remote destroys).
-inline std::uint32_t thread_number() noexcept {
-  static std::atomic<std::uint32_t> next{1};
-  thread_local const std::uint32_t number = next.fetch_add(1, std::memory_order_relaxed);
-  return number;
 }
 
 // Empty guard for policies without a pool-wide mutex.
