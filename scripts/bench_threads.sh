@@ -20,9 +20,20 @@ cmake --build --preset release -j "$(nproc)" --target concurrent_bench parallel_
 out=build/bench-threads
 mkdir -p "$out"
 common=(--benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true --benchmark_format=console)
+# boost::object_pool::free is O(n) (an ordered free): its churn rows at 4 and
+# 8 threads alone would take most of the run, and add nothing.
+filter_concurrent='-churn<boost_pool_mutex_c>/[48]/'
 for prog in concurrent_bench parallel_bench policy_cost_bench policy_cost_checks_bench; do
   echo "== $prog (n=$n, $reps repetitions)"
-  "build/release/bench/$prog" --n="$n" "${common[@]}" --benchmark_out="$out/$prog.json" --benchmark_out_format=json
+  filter=()
+  [[ $prog == concurrent_bench ]] && filter=(--benchmark_filter="$filter_concurrent")
+  "build/release/bench/$prog" --n="$n" "${common[@]}" "${filter[@]}" --benchmark_out="$out/$prog.json" \
+    --benchmark_out_format=json
 done
+# The same concurrent_pool rows with the biased bin locks switched off: the
+# paper's plain per-bin lock, one CAS per create and destroy.
+echo "== concurrent_bench, concurrent_pool, TRAVPOOL_BIASED_LOCKS=0"
+TRAVPOOL_BIASED_LOCKS=0 build/release/bench/concurrent_bench --n="$n" "${common[@]}" \
+  --benchmark_filter='concurrent_pool_c' --benchmark_out="$out/concurrent_bench_unbiased.json" --benchmark_out_format=json
 python3 scripts/bench_threads_report.py "$out" > docs/threads.md
 echo "wrote docs/threads.md"

@@ -355,9 +355,11 @@ class basic_pool {
   // Throws: std::bad_alloc if a new bin cannot be mapped; whatever T's
   // constructor throws. In both cases the pool holds the same elements and
   // bins as before (strong guarantee); the chunk is back on its free list.
-  // Complexity: O(1). With sync::bin_locks: lock-free but for the bin's own
-  // lock when the thread's remembered bin has room; otherwise O(bins) scan
-  // under the shared list lock, or a new bin under the exclusive one.
+  // Complexity: O(1). With sync::bin_locks: when the thread's remembered bin
+  // has room, no lock at all while that bin's lock is biased to this thread
+  // (no other thread has locked it since the bias), else the bin's own lock;
+  // otherwise an O(bins) scan under the shared list lock, or a new bin under
+  // the exclusive one.
   template <class... A>
   T* create(A&&... args) {
     if constexpr (bin_locked) {
@@ -402,14 +404,20 @@ class basic_pool {
         const std::uint32_t me = detail::thread_number();
         if (b->lock_.enter(me)) {  // the bin is biased to this thread
           const std::uint32_t i = live_index(*b, p);
-          if (i != 0) destroy_at(*b, i);
+          if (i != 0) {
+            const detail::section_scope inside(b->lock_);  // ~T may not lock this bin
+            destroy_at(*b, i);
+          }
           b->lock_.leave();
           if (i != 0) return;
           throw_misuse("destroy", locate_error(b, p));
         }
         std::lock_guard<detail::bin_lock> bin_guard(b->lock_);
-        if (b->claim_.load(std::memory_order_relaxed) == me) b->lock_.settle(me);
-        if (const auto i = live_index(*b, p); i != 0) return destroy_at(*b, i);
+        if (const auto i = live_index(*b, p); i != 0) {
+          destroy_at(*b, i);
+          if (b->claim_.load(std::memory_order_relaxed) == me) b->lock_.settle(me);  // after ~T
+          return;
+        }
       } else {
         if (const auto i = live_index(*b, p); i != 0) return destroy_at(*b, i);
       }
@@ -722,8 +730,9 @@ class basic_pool {
           failed = 1;
           b->lock_.lock();
         }
-        // retired_ is written under this lock too; a retired bin stays mapped.
-        if (!b->retired_ && !b->full()) {
+        // The claim and retired_ are written under this lock, and may have
+        // changed since the check above; a retired bin stays mapped.
+        if (b->claim_.load(std::memory_order_relaxed) == me && !b->retired_ && !b->full()) {
           b->lock_.settle(me);
           const std::uint32_t i = take_chunk(*b);
           b->lock_.unlock();

@@ -376,3 +376,69 @@ TEST_CASE("re-entering a biased bin from inside its own section is usage_error",
   }).join();
   REQUIRE_FALSE(lock.enter(me));
 }
+
+namespace {
+// An element whose destructor misuses its own pool, catching the error.
+struct meddler {
+  travpool::concurrent_pool<meddler>* pool = nullptr;
+  meddler* victim = nullptr;
+  std::atomic<int>* phase = nullptr;
+  std::atomic<int>* caught = nullptr;
+  ~meddler() {
+    if (pool == nullptr) return;
+    if (phase != nullptr) {
+      // Let another thread start revoking this bin's bias, and wait until it
+      // has cleared it: it now waits for this thread to leave its section.
+      phase->store(1);
+      while (travpool::detail::test_access::bins(*pool)[0]->lock_.biased_to() != 0) std::this_thread::yield();
+    }
+    try {
+      if (victim != nullptr)
+        pool->destroy(victim);
+      else
+        pool->create();
+    } catch (const travpool::usage_error&) {
+      caught->fetch_add(1);
+    }
+  }
+};
+}  // namespace
+
+TEST_CASE("a destructor touching its own biased bin during a revocation gets usage_error, not a hang",
+          "[concurrent][biased][reentrant]") {
+  if (!travpool::detail::biasing_enabled()) {
+    WARN("skipped: membarrier(2) unavailable or TRAVPOOL_BIASED_LOCKS=0");
+    return;
+  }
+  travpool::concurrent_pool<meddler> pool(travpool::bin_capacity{64});
+  std::atomic<int> phase{0}, caught{0};
+  meddler* victim = pool.create();
+  meddler* a = pool.create();
+  a->pool = &pool, a->victim = victim, a->phase = &phase, a->caught = &caught;
+  REQUIRE(travpool::detail::test_access::bins(pool)[0]->lock_.biased_to() == travpool::detail::thread_number());
+  std::size_t seen = 0;
+  std::thread revoker([&] {
+    while (phase.load() == 0) std::this_thread::yield();
+    seen = pool.size();  // locks the bin: revokes, waits for the destroy to finish
+  });
+  pool.destroy(a);
+  revoker.join();
+  REQUIRE(caught.load() == 1);
+  REQUIRE(seen == 1);
+  REQUIRE(pool.contains(victim));
+  pool.validate();
+}
+
+TEST_CASE("a destructor run under the bin's lock cannot enter the bin's biased section",
+          "[concurrent][biased][reentrant]") {
+  travpool::concurrent_pool<meddler> pool(travpool::bin_capacity{64});
+  std::atomic<int> caught{0};
+  for (int i = 0; i < 10; ++i) {
+    meddler* m = pool.create();
+    m->pool = &pool, m->caught = &caught;  // ~meddler creates in this pool
+  }
+  pool.clear();  // locks the bin (its bias is this thread's own) and runs the destructors
+  REQUIRE(caught.load() == 10);
+  REQUIRE(pool.empty());
+  pool.validate();
+}

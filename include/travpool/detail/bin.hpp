@@ -104,8 +104,11 @@
 //   contains,       O(1): directory lookup and a status read
 //   get_iterator
 //   partition data  per-bin live counts are maintained, O(1) per operation
-//   sync::bin_locks create: + one try_lock (a CAS) on the thread's
-//                   remembered bin; destroy: + that bin's lock
+//   sync::bin_locks create: + the thread's remembered bin, entered without
+//                   a locked instruction while its lock is biased to this
+//                   thread (detail::bin_lock), else one try_lock (a CAS);
+//                   destroy: + that bin's biased section or its lock; a
+//                   lock that revokes another thread's bias: + membarrier
 #pragma once
 
 #include <algorithm>

@@ -49,6 +49,7 @@ inline void* map_aligned(std::size_t span) { return map_aligned(span, span); }
 class span_source {
  public:
   static constexpr std::size_t max_batch = 64;
+  static constexpr std::size_t max_batch_bytes = std::size_t{256} << 20;
 
   span_source() = default;
   span_source(const span_source&) = delete;
@@ -64,8 +65,15 @@ class span_source {
       span_ = span;
     }
     if (next_ == end_) {
-      const std::size_t batch = batch_ == 0 ? 1 : batch_ * 2 > max_batch ? max_batch : batch_ * 2;
-      next_ = static_cast<std::byte*>(map_aligned(span * batch, span));
+      std::size_t batch = batch_ == 0 ? 1 : batch_ * 2 > max_batch ? max_batch : batch_ * 2;
+      if (batch > 1 && span * batch > max_batch_bytes) batch = max_batch_bytes / span > 1 ? max_batch_bytes / span : 1;
+      try {
+        next_ = static_cast<std::byte*>(map_aligned(span * batch, span));
+      } catch (const std::bad_alloc&) {
+        if (batch == 1) throw;
+        batch = 1;  // the address space or the kernel refuses a batch: one span may still fit
+        next_ = static_cast<std::byte*>(map_aligned(span, span));
+      }
       end_ = next_ + span * batch;
       batch_ = batch;
     }

@@ -33,8 +33,10 @@ inline void cpu_relax() noexcept {
 inline std::uint32_t thread_number() noexcept {
   static std::atomic<std::uint32_t> next{1};
   thread_local std::uint32_t number = 0;  // constant-initialised: no TLS guard
-  if (number == 0) [[unlikely]]
+  if (number == 0) [[unlikely]] {
     number = next.fetch_add(1, std::memory_order_relaxed);
+    if (number == 0) std::abort();  // 2^32 threads: numbers would repeat, and biased locks rely on them
+  }
   return number;
 }
 
@@ -65,6 +67,7 @@ class spin_lock {
     }
   }
   void unlock() noexcept { owner_.store(0, std::memory_order_release); }
+  bool held_by(std::uint32_t me) const noexcept { return owner_.load(std::memory_order_relaxed) == me; }
 
   [[noreturn]] static void throw_reentrant() {
     throw usage_error(
@@ -94,10 +97,27 @@ inline std::atomic<bool>& biasing_switch() noexcept {
   return on;
 }
 inline bool biasing_enabled() noexcept { return biasing_switch().load(std::memory_order_relaxed); }
+// Aborts if the barrier fails after registration succeeded (a seccomp
+// filter installed later, say): revoking without it could corrupt a bin.
 inline void heavy_barrier() noexcept {
 #if defined(__linux__) && defined(SYS_membarrier)
-  ::syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+  if (::syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) std::abort();
 #endif
+}
+
+class bin_lock;
+
+// The biased sections the calling thread is inside (innermost first), kept
+// on the C++ stack by section_scope, so that a lock() from inside one of them
+// (a destructor run by destroy that touches its own bin) is caught even
+// while another thread is revoking the bias.
+struct section_frame {
+  const bin_lock* lock;
+  section_frame* prev;
+};
+inline section_frame*& section_top() noexcept {
+  thread_local section_frame* top = nullptr;
+  return top;
 }
 
 // A bin's lock (the paper's per-bin mutex), biased towards the thread that
@@ -128,7 +148,7 @@ inline void heavy_barrier() noexcept {
 class bin_lock {
  public:
   bool try_lock() noexcept {
-    if (!word_.try_lock()) return false;
+    if (inside_section() || !word_.try_lock()) return false;
     if (revoke()) return true;
     word_.unlock();  // a re-entrant call from inside this thread's own section
     return false;
@@ -136,6 +156,7 @@ class bin_lock {
   // Throws: usage_error if the calling thread holds this lock, or is inside
   // a biased section of this bin, already.
   void lock() {
+    if (inside_section()) spin_lock::throw_reentrant();
     word_.lock();
     if (!revoke()) {
       word_.unlock();
@@ -151,7 +172,9 @@ class bin_lock {
   // (a destructor that destroys an element of its own bin).
   bool enter(std::uint32_t me) {
     if (bias_.load(std::memory_order_relaxed) != me) return false;
-    if (in_cs_.load(std::memory_order_relaxed) != 0) spin_lock::throw_reentrant();
+    // Inside this bin's section, or holding its lock (a destructor run by
+    // a locked destroy or clear), already.
+    if (in_cs_.load(std::memory_order_relaxed) != 0 || word_.held_by(me)) spin_lock::throw_reentrant();
     in_cs_.store(1, std::memory_order_relaxed);
     std::atomic_signal_fence(std::memory_order_seq_cst);  // the revoker's heavy_barrier() fences the CPU
     if (bias_.load(std::memory_order_relaxed) == me) return true;
@@ -177,6 +200,14 @@ class bin_lock {
   // Effects: the bin is biased to nobody (its claim is being given up).
   void unbias() noexcept { bias_.store(0, std::memory_order_relaxed); }
   std::uint32_t biased_to() const noexcept { return bias_.load(std::memory_order_relaxed); }
+
+  // Returns: true if the calling thread is inside this bin's biased section
+  // (recorded by a section_scope).
+  bool inside_section() const noexcept {
+    for (const section_frame* f = section_top(); f != nullptr; f = f->prev)
+      if (f->lock == this) return true;
+    return false;
+  }
 
  private:
   // Requires: the mutex. Effects: revokes a bias to another thread.
@@ -204,6 +235,19 @@ class bin_lock {
   std::atomic<std::uint8_t> in_cs_{0};  // the owner is inside its section
   std::uint8_t cool_shift_ = 0;         // cooldown 2^cool_shift_ (0: none); under the mutex
   std::uint16_t settled_ = 0;           // owner's operations since the bias was lost; likewise
+};
+
+// Records, for the lifetime of the scope, that the calling thread is inside
+// the biased section of `lock` (used around code that runs destructors).
+class section_scope {
+ public:
+  explicit section_scope(const bin_lock& lock) noexcept : frame_{&lock, section_top()} { section_top() = &frame_; }
+  ~section_scope() { section_top() = frame_.prev; }
+  section_scope(const section_scope&) = delete;
+  section_scope& operator=(const section_scope&) = delete;
+
+ private:
+  section_frame frame_;
 };
 
 struct bin_base;
