@@ -864,6 +864,13 @@ class basic_pool {
     else
       return detail::no_guard{};
   }
+  // The lock on spans_ under bin_locks; nothing otherwise.
+  auto lock_spans() {
+    if constexpr (bin_locked)
+      return std::unique_lock<std::mutex>(sync_.spans_mutex_);
+    else
+      return detail::no_guard{};
+  }
   // The exclusive list lock under bin_locks; nothing otherwise.
   auto exclusive_list() const {
     if constexpr (bin_locked)
@@ -962,10 +969,8 @@ class basic_pool {
   // mutex. Throws: std::bad_alloc; then nothing is mapped.
   bin* make_bin() {
     void* mem;
-    if constexpr (bin_locked) {
-      std::lock_guard<std::mutex> spans_guard(sync_.spans_mutex_);
-      mem = spans_.take(span_);
-    } else {
+    {
+      [[maybe_unused]] const auto spans_guard = lock_spans();
       mem = spans_.take(span_);
     }
     // The header is complete before the directory publishes it.
@@ -1028,12 +1033,8 @@ class basic_pool {
 
   void unmap_bin(bin* b) noexcept {
     b->~bin();
-    if constexpr (bin_locked) {
-      std::lock_guard<std::mutex> spans_guard(sync_.spans_mutex_);
-      spans_.give_back(b, span_);
-    } else {
-      spans_.give_back(b, span_);
-    }
+    [[maybe_unused]] const auto spans_guard = lock_spans();
+    spans_.give_back(b, span_);
   }
 
   // bin_locks: requires the exclusive list lock and b's lock, and no live
