@@ -13,10 +13,23 @@
 // 1, 2, 4, 8 threads; each pointer is stored in a preallocated array, as real
 // code would keep it. Only the parallel loop is timed (manual time); the
 // container's construction and teardown are not.
+//   fig12_create   a fresh container per repetition: the time includes the
+//                  kernel's page faults and zeroing of ~0.5 GB of new memory.
+//   fig12_refill   one container for the whole run, emptied between
+//                  repetitions (untimed) and filled again: memory already
+//                  mapped, as when a pool is reused (e.g. per frame or per
+//                  edit). Not for boost::object_pool: it has no clear(),
+//                  and giving back 20 M elements one by one is quadratic
+//                  (free() inserts into a sorted free list), so it did not
+//                  finish in 20 minutes here.
+//   first_touch    the control: no allocator, the threads write one byte per
+//                  4 KiB page of a fresh N * 24-byte mapping (MADV_HUGEPAGE,
+//                  as travpool's bins): what fresh memory alone costs.
 //
 // Flags (before Google Benchmark's): --n=N (default 20,000,000).
 #include <benchmark/benchmark.h>
 #include <omp.h>
+#include <sys/mman.h>
 
 #include <atomic>
 #include <chrono>
@@ -27,6 +40,7 @@
 #include <mutex>
 #include <random>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <boost/pool/object_pool.hpp>
@@ -47,11 +61,13 @@ struct concurrent_pool_c {
   travpool::concurrent_pool<element> pool;
   element* create(std::uint64_t i) { return pool.create(element{i, i, i}); }
   void destroy(element* e) { pool.destroy(e); }
+  void clear(std::vector<element*>&) { pool.clear(); }
 };
 struct global_mutex_pool_c {
   travpool::basic_pool<element, travpool::sync::global_mutex> pool;
   element* create(std::uint64_t i) { return pool.create(element{i, i, i}); }
   void destroy(element* e) { pool.destroy(e); }
+  void clear(std::vector<element*>&) { pool.clear(); }
 };
 struct boost_pool_mutex_c {
   std::mutex m;
@@ -60,7 +76,8 @@ struct boost_pool_mutex_c {
     std::lock_guard g(m);
     return pool.construct(element{i, i, i});
   }
-  // boost::object_pool::destroy is O(N) (ordered free); churn uses free().
+  // boost::object_pool::destroy and free both keep its free list sorted
+  // (ordered_free: O(free chunks) per call); free() skips the destructor.
   void destroy(element* e) {
     std::lock_guard g(m);
     pool.free(e);
@@ -69,12 +86,15 @@ struct boost_pool_mutex_c {
 struct new_delete_c {
   element* create(std::uint64_t i) { return new element{i, i, i}; }
   void destroy(element* e) { delete e; }
-  std::vector<element*>* owned = nullptr;
+  void clear(std::vector<element*>& ptrs) {
+    for (element*& e : ptrs) delete std::exchange(e, nullptr);
+  }
 };
 struct pool_single_c {
   travpool::pool<element> pool;
   element* create(std::uint64_t i) { return pool.create(element{i, i, i}); }
   void destroy(element* e) { pool.destroy(e); }
+  void clear(std::vector<element*>&) { pool.clear(); }
 };
 
 template <class C>
@@ -96,6 +116,54 @@ void fig12_create(benchmark::State& state) {
       for (element* e : ptrs) delete e;
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+  state.counters["threads"] = threads;
+}
+
+template <class C>
+void fig12_refill(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const std::size_t n = n_elements;
+  std::vector<element*> ptrs(n);
+  auto c = std::make_unique<C>();
+  const auto fill = [&] {
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i)
+      ptrs[static_cast<std::size_t>(i)] = c->create(static_cast<std::uint64_t>(i));
+  };
+  fill();  // maps and faults the memory, untimed
+  for (auto _ : state) {
+    c->clear(ptrs);
+    const auto t0 = std::chrono::steady_clock::now();
+    fill();
+    const auto t1 = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+    benchmark::DoNotOptimize(ptrs.data());
+  }
+  c->clear(ptrs);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+  state.counters["threads"] = threads;
+}
+
+void first_touch(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const std::size_t bytes = n_elements * sizeof(element);
+  for (auto _ : state) {
+    void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+      state.SkipWithError("mmap failed");
+      return;
+    }
+    madvise(m, bytes, MADV_HUGEPAGE);
+    auto* p = static_cast<volatile char*>(m);
+    const auto pages = static_cast<std::int64_t>(bytes / 4096);
+    const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::int64_t i = 0; i < pages; ++i) p[static_cast<std::size_t>(i) * 4096] = 1;
+    const auto t1 = std::chrono::steady_clock::now();
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+    munmap(m, bytes);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
   state.counters["threads"] = threads;
 }
 
@@ -175,6 +243,11 @@ BENCHMARK_TEMPLATE(fig12_create, concurrent_pool_c)->Apply(thread_args);
 BENCHMARK_TEMPLATE(fig12_create, global_mutex_pool_c)->Apply(thread_args);
 BENCHMARK_TEMPLATE(fig12_create, boost_pool_mutex_c)->Apply(thread_args);
 BENCHMARK_TEMPLATE(fig12_create, new_delete_c)->Apply(thread_args);
+BENCHMARK(first_touch)->Apply(thread_args);
+BENCHMARK_TEMPLATE(fig12_refill, pool_single_c)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(fig12_refill, concurrent_pool_c)->Apply(thread_args);
+BENCHMARK_TEMPLATE(fig12_refill, global_mutex_pool_c)->Apply(thread_args);
+BENCHMARK_TEMPLATE(fig12_refill, new_delete_c)->Apply(thread_args);
 BENCHMARK_TEMPLATE(churn, pool_single_c)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(churn, concurrent_pool_c)->Apply(thread_args);
 BENCHMARK_TEMPLATE(churn, global_mutex_pool_c)->Apply(thread_args);
