@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -47,6 +46,7 @@
 #include "algorithms.hpp"
 #include "generate.hpp"
 #include "io.hpp"
+#include "timing.hpp"
 #include "vector_mesh.hpp"
 
 using namespace travpool::mesh;
@@ -54,13 +54,9 @@ using om_mesh = OpenMesh::TriMesh_ArrayKernelT<OpenMesh::DefaultTraitsDouble>;
 
 namespace {
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-template <class F>
-double timed(F&& f) {
-  const double t0 = now();
-  f();
-  return now() - t0;
-}
+using timing::now;
+using timing::timed;
+
 double median(std::vector<double> v) {
   if (v.empty()) return -1;
   std::sort(v.begin(), v.end());

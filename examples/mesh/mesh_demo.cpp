@@ -9,9 +9,7 @@
 // TBB over the pools' ranges, and prints a table. --output writes the mesh
 // after subdivision and smoothing. --json writes the main timings.
 // Exit status: 0 on success, 1 on bad input, 2 on a bad command line.
-#include <sys/resource.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +30,7 @@
 #include "algorithms.hpp"
 #include "generate.hpp"
 #include "io.hpp"
+#include "timing.hpp"
 
 using namespace travpool::mesh;
 
@@ -99,20 +98,9 @@ options parse(int argc, char** argv) {
   return o;
 }
 
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-template <class F>
-double timed(F&& f) {
-  const double t0 = now();
-  f();
-  return now() - t0;
-}
-
-long long peak_rss_bytes() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<long long>(u.ru_maxrss) * 1024;
-}
+using timing::now;
+using timing::peak_rss_bytes;
+using timing::timed;
 
 void progress(const char* fmt, auto... args) {
   std::fprintf(stderr, "[mesh_demo] ");
