@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
-scripts/deps.sh clang-14 libfuzzer-14-dev
+scripts/deps.sh clang-14 libclang-rt-14-dev libfuzzer-14-dev
 mkdir -p build/fuzz
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Iinclude)
 for name in pool_ops mesh_reader; do

@@ -5,7 +5,7 @@
 # Usage: scripts/test.sh [--quick]   (--quick: Release only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh clang-14 libfuzzer-14-dev libplf-colony-dev libcgal-dev libopenmesh-dev
+scripts/deps.sh clang-14 libclang-rt-14-dev libfuzzer-14-dev libplf-colony-dev libcgal-dev libopenmesh-dev
 jobs=$(nproc)
 quick=0
 [[ "${1:-}" == "--quick" ]] && quick=1
