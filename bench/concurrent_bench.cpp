@@ -102,71 +102,61 @@ struct pool_single_c {
   void clear(std::vector<element*>&) { pool.clear(); }
 };
 
+// Creates n elements with `threads` OpenMP threads (static schedule), storing
+// each pointer as real code would keep it.
 template <class C>
-void fig12_create(benchmark::State& state) {
+void parallel_fill(C& c, std::vector<element*>& ptrs, int threads) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(ptrs.size()); ++i)
+    ptrs[static_cast<std::size_t>(i)] = c.create(static_cast<std::uint64_t>(i));
+}
+
+// fig12_create (Reserve = false) and fig12_reserved (Reserve = true).
+template <class C, bool Reserve>
+void fig12_fresh(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
-  const std::size_t n = n_elements;
-  std::vector<element*> ptrs(n);
-  std::memset(ptrs.data(), 0, n * sizeof(element*));  // touch outside the timing
+  std::vector<element*> ptrs(n_elements);
+  std::memset(ptrs.data(), 0, ptrs.size() * sizeof(element*));  // touch outside the timing
   for (auto _ : state) {
     auto c = std::make_unique<C>();
+    if constexpr (Reserve) c->pool.reserve(ptrs.size());
     const auto t0 = std::chrono::steady_clock::now();
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i)
-      ptrs[static_cast<std::size_t>(i)] = c->create(static_cast<std::uint64_t>(i));
+    parallel_fill(*c, ptrs, threads);
     const auto t1 = std::chrono::steady_clock::now();
     state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
     benchmark::DoNotOptimize(ptrs.data());
-    if constexpr (std::is_same_v<C, new_delete_c>)
-      for (element* e : ptrs) delete e;
+    if constexpr (std::is_same_v<C, new_delete_c>) c->clear(ptrs);
   }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * ptrs.size()));
   state.counters["threads"] = threads;
 }
 
 template <class C>
+void fig12_create(benchmark::State& state) {
+  fig12_fresh<C, false>(state);
+}
+
+template <class C>
 void fig12_reserved(benchmark::State& state) {
-  const int threads = static_cast<int>(state.range(0));
-  const std::size_t n = n_elements;
-  std::vector<element*> ptrs(n);
-  std::memset(ptrs.data(), 0, n * sizeof(element*));
-  for (auto _ : state) {
-    auto c = std::make_unique<C>();
-    c->pool.reserve(n);
-    const auto t0 = std::chrono::steady_clock::now();
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i)
-      ptrs[static_cast<std::size_t>(i)] = c->create(static_cast<std::uint64_t>(i));
-    const auto t1 = std::chrono::steady_clock::now();
-    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
-    benchmark::DoNotOptimize(ptrs.data());
-  }
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
-  state.counters["threads"] = threads;
+  fig12_fresh<C, true>(state);
 }
 
 template <class C>
 void fig12_refill(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
-  const std::size_t n = n_elements;
-  std::vector<element*> ptrs(n);
+  std::vector<element*> ptrs(n_elements);
   auto c = std::make_unique<C>();
-  const auto fill = [&] {
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i)
-      ptrs[static_cast<std::size_t>(i)] = c->create(static_cast<std::uint64_t>(i));
-  };
-  fill();  // maps and faults the memory, untimed
+  parallel_fill(*c, ptrs, threads);  // maps and faults the memory, untimed
   for (auto _ : state) {
     c->clear(ptrs);
     const auto t0 = std::chrono::steady_clock::now();
-    fill();
+    parallel_fill(*c, ptrs, threads);
     const auto t1 = std::chrono::steady_clock::now();
     state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
     benchmark::DoNotOptimize(ptrs.data());
   }
   c->clear(ptrs);
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * ptrs.size()));
   state.counters["threads"] = threads;
 }
 
