@@ -732,16 +732,14 @@ class basic_pool {
         }
         // The claim and retired_ are written under this lock, and may have
         // changed since the check above; a retired bin stays mapped.
-        if (b->claim_.load(std::memory_order_relaxed) == me && !b->retired_ && !b->full()) {
+        const bool still_mine = b->claim_.load(std::memory_order_relaxed) == me;
+        if (still_mine && !b->retired_ && !b->full()) {
           b->lock_.settle(me);
           const std::uint32_t i = take_chunk(*b);
           b->lock_.unlock();
           return construct(b, i, false, std::forward<A>(args)...);
         }
-        if (b->claim_.load(std::memory_order_relaxed) == me) {  // leaving it: others may use it
-          b->lock_.unbias();
-          b->claim_.store(0, std::memory_order_relaxed);
-        }
+        if (still_mine) release_claim(b);  // leaving it: others may use it
         b->lock_.unlock();
       }
     }
@@ -1037,14 +1035,21 @@ class basic_pool {
     spans_.give_back(b, span_);
   }
 
+  // bin_locks: requires b's lock (so its bias is none or the caller's own:
+  // taking the lock revoked any other). Effects: b is claimed by no thread
+  // and biased to none, so other threads' scans may use it.
+  void release_claim(bin* b) noexcept {
+    b->lock_.unbias();
+    b->claim_.store(0, std::memory_order_relaxed);
+  }
+
   // bin_locks: requires the exclusive list lock and b's lock, and no live
   // element in b. Effects: unlinks b, returns its chunk pages to the OS and
   // keeps its header mapped for threads that still remember it.
   void retire_bin(bin* b) noexcept {
     unlink_bin(b);
     b->retired_ = true;
-    b->lock_.unbias();  // the lock is held: the bias is none or this thread's
-    b->claim_.store(0, std::memory_order_relaxed);
+    release_claim(b);
     b->avail_next_ = sync_.retired_;
     sync_.retired_ = b;
     const auto first_page = detail::round_up(reinterpret_cast<std::uintptr_t>(b) + detail::bin_header_bytes, 4096);

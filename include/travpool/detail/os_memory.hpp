@@ -2,6 +2,7 @@
 // naturally aligned span at a time.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -65,8 +66,10 @@ class span_source {
       span_ = span;
     }
     if (next_ == end_) {
-      std::size_t batch = batch_ == 0 ? 1 : batch_ * 2 > max_batch ? max_batch : batch_ * 2;
-      if (batch > 1 && span * batch > max_batch_bytes) batch = max_batch_bytes / span > 1 ? max_batch_bytes / span : 1;
+      // Double the last batch, up to max_batch spans and max_batch_bytes, but
+      // always at least one span.
+      std::size_t batch = std::min(batch_ == 0 ? 1 : batch_ * 2, max_batch);
+      batch = std::max<std::size_t>(1, std::min(batch, max_batch_bytes / span));
       try {
         next_ = static_cast<std::byte*>(map_aligned(span * batch, span));
       } catch (const std::bad_alloc&) {

@@ -28,6 +28,15 @@ inline void cpu_relax() noexcept {
 #endif
 }
 
+// One step of a wait that expects to be short: spins for the first 64
+// steps, then yields the CPU.
+inline void backoff(unsigned step) noexcept {
+  if (step < 64)
+    cpu_relax();
+  else
+    std::this_thread::yield();
+}
+
 // A number for the calling thread, never 0 and never reused in the process
 // (a thread that exits does not hand its number to a new one).
 inline std::uint32_t thread_number() noexcept {
@@ -60,10 +69,7 @@ class spin_lock {
       std::uint32_t expected = 0;
       if (owner_.compare_exchange_weak(expected, me, std::memory_order_acquire, std::memory_order_relaxed)) return;
       if (expected == me) throw_reentrant();
-      if (spins < 64)
-        cpu_relax();
-      else
-        std::this_thread::yield();
+      backoff(spins);
     }
   }
   void unlock() noexcept { owner_.store(0, std::memory_order_release); }
@@ -219,12 +225,7 @@ class bin_lock {
     if (owner == thread_number()) return in_cs_.load(std::memory_order_relaxed) == 0;
     bias_.store(0, std::memory_order_relaxed);
     heavy_barrier();
-    for (unsigned spins = 0; in_cs_.load(std::memory_order_acquire) != 0; ++spins) {
-      if (spins < 64)
-        cpu_relax();
-      else
-        std::this_thread::yield();
-    }
+    for (unsigned spins = 0; in_cs_.load(std::memory_order_acquire) != 0; ++spins) backoff(spins);
     cool_shift_ = static_cast<std::uint8_t>(cool_shift_ == 0 ? 6 : cool_shift_ < 15 ? cool_shift_ + 1 : 15);
     settled_ = 0;
     return true;
