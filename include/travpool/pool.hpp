@@ -41,6 +41,7 @@
 #include "detail/partition.hpp"
 #include "detail/segments.hpp"
 #include "detail/sync.hpp"
+#include "memory.hpp"
 #include "options.hpp"
 #include "parallel.hpp"
 #include "stats.hpp"
@@ -338,7 +339,9 @@ class basic_pool {
     return *this;
   }
 
-  // Effects: destroys every live element and returns every bin to the OS.
+  // Effects: destroys every live element and gives every bin back: to the
+  // process's span cache while it has room (travpool/memory.hpp), where the
+  // next pool's bins come from; else to the OS.
   // With TRAVPOOL_CHECKS and leak reporting on (travpool::set_leak_reporting
   // or TRAVPOOL_LEAK_REPORT=1 in the environment), first reports the
   // elements still live to stderr.
@@ -575,7 +578,10 @@ class basic_pool {
   }
 
   // Effects: returns the memory of every bin without a live element to the
-  // OS. sync::none, sync::global_mutex: the bin is unmapped. sync::bin_locks:
+  // OS. sync::none, sync::global_mutex: the bin is given back, to the span
+  // cache (its pages MADV_FREE'd, so the kernel reclaims them when it needs
+  // memory; travpool::trim_span_cache() unmaps them now) or else unmapped.
+  // sync::bin_locks:
   // its chunk pages are returned (madvise) but its address range stays
   // reserved until the pool is destroyed or a new bin reuses it, because
   // other threads may still remember it.

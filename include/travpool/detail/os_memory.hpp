@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <new>
 
 #include <sys/mman.h>
@@ -39,10 +40,128 @@ inline void* map_aligned(std::size_t bytes, std::size_t align) {
 }
 inline void* map_aligned(std::size_t span) { return map_aligned(span, span); }
 
+#ifndef TRAVPOOL_SPAN_CACHE_BYTES
+// The default limit of the process-wide span cache (travpool/memory.hpp).
+#define TRAVPOOL_SPAN_CACHE_BYTES (std::size_t{1} << 30)
+#endif
+
+// The process-wide cache of spans that pools gave back: the bins of
+// destroyed pools and the bins that shrink_to_fit released. The next bin of
+// the same span size, in any pool and any thread, reuses one instead of
+// mapping fresh memory, so it takes no page faults and the kernel zeroes
+// nothing (fresh anonymous memory costs a fault and a 2 MiB clear per huge
+// page, and far more where the host has reclaimed the guest's free pages).
+//
+// A cached span's pages are MADV_FREE'd: the kernel may take them back
+// under memory pressure (they then read as zero) and otherwise leaves them
+// as they were, so a reused span's bytes are unspecified and pools
+// initialise every word they read. The cache holds at most limit() bytes
+// and max_spans spans; what does not fit is unmapped at once.
+// Thread-safe: one mutex, taken only when a bin is mapped or released.
+class span_cache {
+ public:
+  static constexpr std::size_t max_spans = 1024;
+
+  // Returns: the process's cache (never destroyed, so pools with static
+  // storage duration may use it during exit).
+  static span_cache& instance() noexcept {
+    alignas(span_cache) static unsigned char storage[sizeof(span_cache)];
+    static span_cache* const cache = ::new (storage) span_cache();
+    return *cache;
+  }
+
+  // Returns: a cached span of `span` bytes (the one cached last), or
+  // nullptr if there is none. Complexity: O(cached spans).
+  void* take(std::size_t span) noexcept {
+    std::lock_guard<std::mutex> g(mutex_);
+    for (std::size_t i = count_; i-- > 0;) {
+      if (entries_[i].bytes != span) continue;
+      void* p = entries_[i].address;
+      std::copy(entries_ + i + 1, entries_ + count_, entries_ + i);
+      --count_;
+      bytes_ -= span;
+      return p;
+    }
+    return nullptr;
+  }
+
+  // Effects: keeps the span p of `span` bytes (mapped, aligned to `span`),
+  // after MADV_FREE, if it fits under the limit.
+  // Returns: whether it was kept; if not, the caller still owns p.
+  bool put(void* p, std::size_t span) noexcept {
+    {
+      std::lock_guard<std::mutex> g(mutex_);
+      if (count_ == max_spans || span > limit_ || bytes_ + span > limit_) return false;
+    }
+#ifdef MADV_FREE
+    if (::madvise(p, span, MADV_FREE) != 0) return false;
+#else
+    return false;
+#endif
+    std::lock_guard<std::mutex> g(mutex_);  // the limit may have moved meanwhile
+    if (count_ == max_spans || span > limit_ || bytes_ + span > limit_) return false;
+    entries_[count_++] = {p, span};
+    bytes_ += span;
+    return true;
+  }
+
+  // Effects: unmaps cached spans, oldest first, until at most `keep` bytes
+  // are cached. Returns: the bytes unmapped.
+  std::size_t trim(std::size_t keep = 0) noexcept {
+    entry out[max_spans];
+    std::size_t n = 0, freed = 0;
+    {
+      std::lock_guard<std::mutex> g(mutex_);
+      while (n < count_ && bytes_ - freed > keep) freed += (out[n] = entries_[n]).bytes, ++n;
+      std::copy(entries_ + n, entries_ + count_, entries_);
+      count_ -= n;
+      bytes_ -= freed;
+    }
+    for (std::size_t i = 0; i < n; ++i) ::munmap(out[i].address, out[i].bytes);
+    return freed;
+  }
+
+  // Effects: sets the limit and trims the cache to it.
+  // Returns: the previous limit.
+  std::size_t set_limit(std::size_t bytes) noexcept {
+    std::size_t old;
+    {
+      std::lock_guard<std::mutex> g(mutex_);
+      old = limit_;
+      limit_ = bytes;
+    }
+    trim(bytes);
+    return old;
+  }
+
+  std::size_t limit() const noexcept {
+    std::lock_guard<std::mutex> g(mutex_);
+    return limit_;
+  }
+  std::size_t bytes() const noexcept {
+    std::lock_guard<std::mutex> g(mutex_);
+    return bytes_;
+  }
+
+ private:
+  span_cache() = default;
+
+  struct entry {
+    void* address;
+    std::size_t bytes;
+  };
+  mutable std::mutex mutex_;
+  std::size_t limit_ = TRAVPOOL_SPAN_CACHE_BYTES;
+  std::size_t bytes_ = 0;
+  std::size_t count_ = 0;
+  entry entries_[max_spans] = {};
+};
+
 // A pool's supply of bin spans. It maps them a batch at a time, the batch
 // doubling with every mapping up to max_batch spans (so what is mapped but
 // unused stays below the bins in use, as in a vector's growth), and hands
-// them out in address order. Adding a bin is then rarely a system call:
+// them out in address order, after the spans in the process's span_cache.
+// Adding a bin is then rarely a system call:
 // every mmap, munmap and madvise takes the process's address-space lock
 // for writing, which stalls the page faults of every other thread that
 // fills a bin. Unused spans are address space only: no page is touched.
@@ -57,9 +176,11 @@ class span_source {
   span_source& operator=(const span_source&) = delete;
   ~span_source() { release(); }
 
-  // Returns: a zeroed span of `span` bytes aligned to `span`.
+  // Returns: a span of `span` bytes aligned to `span`. Its bytes are zero
+  // if it is freshly mapped and unspecified if it comes from span_cache.
   // Throws: std::bad_alloc when the kernel refuses.
   void* take(std::size_t span) {
+    if (void* cached = span_cache::instance().take(span)) return cached;
     if (span != span_) {  // a pool moved into another keeps its old reservation
       release();
       batch_ = 0;
@@ -85,11 +206,13 @@ class span_source {
     return p;
   }
 
-  // Effects: returns a span from take() to the operating system. The span
-  // taken last goes back on top of this source (its pages dropped with
-  // MADV_DONTNEED, so it is zeroed again), and the next take hands it out
-  // again; any other span is unmapped.
+  // Effects: returns a span from take(): to the span_cache if it fits
+  // there; else to the operating system. The span taken last then goes
+  // back on top of this source (its pages dropped with MADV_DONTNEED, so it
+  // is zeroed again), and the next take hands it out again; any other span
+  // is unmapped.
   void give_back(void* p, std::size_t span) noexcept {
+    if (span_cache::instance().put(p, span)) return;
     auto* b = static_cast<std::byte*>(p);
     if (span == span_ && b + span == next_ && ::madvise(p, span, MADV_DONTNEED) == 0)
       next_ = b;
