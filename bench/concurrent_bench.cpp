@@ -13,8 +13,17 @@
 // 1, 2, 4, 8 threads; each pointer is stored in a preallocated array, as real
 // code would keep it. Only the parallel loop is timed (manual time); the
 // container's construction and teardown are not.
-//   fig12_create   a fresh container per repetition: the time includes the
-//                  kernel's page faults and zeroing of ~0.5 GB of new memory.
+//   fig12_create   a fresh container per repetition, as a program that
+//                  builds and drops containers sees it. travpool's bins come
+//                  from its process-wide span cache (travpool/memory.hpp),
+//                  which holds the previous repetition's bins, so only the
+//                  first repetition faults in new memory; the others reuse
+//                  what the allocator keeps, as glibc's malloc (new_delete,
+//                  boost's blocks) keeps its heap.
+//   fig12_cold     fig12_create with travpool's span cache emptied before
+//                  each repetition (untimed): every bin is fresh memory from
+//                  the kernel, whose page faults and zeroing of ~0.5 GB are
+//                  timed (travpool only).
 //   fig12_refill   one container for the whole run, emptied between
 //                  repetitions (untimed) and filled again: memory already
 //                  mapped, as when a pool is reused (e.g. per frame or per
@@ -23,10 +32,11 @@
 //                  (free() inserts into a sorted free list), so it did not
 //                  finish in 20 minutes here.
 //   fig12_reserved a fresh container per repetition and reserve(N) before the
-//                  timed loop (travpool only). reserve() maps the bins and
-//                  writes their headers; a bin is one 2 MiB huge page, so
-//                  that faults all of it in: the loop pays neither mmap nor
-//                  page faults, as when the caller knows N up front.
+//                  timed loop (travpool only). reserve() takes the bins
+//                  (from the span cache, else mapping them) and writes
+//                  their headers; a bin is one 2 MiB huge page, so that
+//                  faults all of it in: the loop pays neither mmap nor page
+//                  faults, as when the caller knows N up front.
 //   first_touch    the control: no allocator, the threads write one byte per
 //                  4 KiB page of a fresh N * 24-byte mapping (MADV_HUGEPAGE,
 //                  as travpool's bins): what fresh memory alone costs.
@@ -111,15 +121,18 @@ void parallel_fill(C& c, std::vector<element*>& ptrs, int threads) {
     ptrs[static_cast<std::size_t>(i)] = c.create(static_cast<std::uint64_t>(i));
 }
 
-// fig12_create (Reserve = false) and fig12_reserved (Reserve = true).
-template <class C, bool Reserve>
+enum class start { plain, reserved, cold };
+
+// fig12_create, fig12_reserved and fig12_cold: a new container per repetition.
+template <class C, start Start>
 void fig12_fresh(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
   std::vector<element*> ptrs(n_elements);
   std::memset(ptrs.data(), 0, ptrs.size() * sizeof(element*));  // touch outside the timing
   for (auto _ : state) {
+    if constexpr (Start == start::cold) travpool::trim_span_cache();
     auto c = std::make_unique<C>();
-    if constexpr (Reserve) c->pool.reserve(ptrs.size());
+    if constexpr (Start == start::reserved) c->pool.reserve(ptrs.size());
     const auto t0 = std::chrono::steady_clock::now();
     parallel_fill(*c, ptrs, threads);
     const auto t1 = std::chrono::steady_clock::now();
@@ -133,12 +146,17 @@ void fig12_fresh(benchmark::State& state) {
 
 template <class C>
 void fig12_create(benchmark::State& state) {
-  fig12_fresh<C, false>(state);
+  fig12_fresh<C, start::plain>(state);
+}
+
+template <class C>
+void fig12_cold(benchmark::State& state) {
+  fig12_fresh<C, start::cold>(state);
 }
 
 template <class C>
 void fig12_reserved(benchmark::State& state) {
-  fig12_fresh<C, true>(state);
+  fig12_fresh<C, start::reserved>(state);
 }
 
 template <class C>
@@ -259,6 +277,8 @@ BENCHMARK_TEMPLATE(fig12_create, concurrent_pool_c)->Apply(thread_args);
 BENCHMARK_TEMPLATE(fig12_create, global_mutex_pool_c)->Apply(thread_args);
 BENCHMARK_TEMPLATE(fig12_create, boost_pool_mutex_c)->Apply(thread_args);
 BENCHMARK_TEMPLATE(fig12_create, new_delete_c)->Apply(thread_args);
+BENCHMARK_TEMPLATE(fig12_cold, pool_single_c)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(fig12_cold, concurrent_pool_c)->Apply(thread_args);
 BENCHMARK_TEMPLATE(fig12_reserved, pool_single_c)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(fig12_reserved, concurrent_pool_c)->Apply(thread_args);
 BENCHMARK(first_touch)->Apply(thread_args);

@@ -185,8 +185,12 @@ constexpr const char* layout_name() {
     return "other";
 }
 
+// after_release empties travpool's span cache, so that every repetition
+// starts from fresh memory, as std::vector's (glibc maps and unmaps blocks
+// that large) and colony's do.
 template <class Layout>
-struct pool_adapter : no_after_release {
+struct pool_adapter {
+  static void after_release() noexcept { travpool::trim_span_cache(); }
   using container = travpool::basic_pool<element, Layout>;
   using handle = element*;
   static std::string name() { return std::string("travpool<") + layout_name<Layout>() + ">"; }

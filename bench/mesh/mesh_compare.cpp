@@ -400,6 +400,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mesh_compare: %s\n", e.what());
     return 1;
   }
+  // The subdivided mesh's bins went to travpool's span cache: unmap them, or
+  // every child would start with them resident (and copy them on write).
+  travpool::trim_span_cache();
   const double base_rss = double(rss_now_bytes());
   std::printf("input %s: %zu faces, %d Loop levels -> %zu vertices, %zu faces; %d threads; %d runs (medians)\n",
               input.empty() ? "icosahedron" : input.c_str(), input_faces, levels, pts.size(), tris.size(), threads,
