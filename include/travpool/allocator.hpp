@@ -27,10 +27,11 @@
 // -----------------------
 // A freed node goes back to its pool at once and is reused by the next
 // allocation of that size. Bins (2 MiB of address space each, touched pages
-// only) are returned to the OS by shrink_to_fit(), which gives back every bin
-// without a live node, in every pool of the variant, to the process's span
-// cache (travpool/memory.hpp: MADV_FREE'd, reclaimed by the kernel under
-// memory pressure, unmapped by trim_span_cache()) (concurrent_allocator:
+// only) are given back by shrink_to_fit(), every bin without a live node, in
+// every pool of the variant, to the process's span cache
+// (travpool/memory.hpp): there they stay resident, MADV_FREE'd, until the
+// kernel needs the memory, a pool reuses them, or trim_span_cache() unmaps
+// them; what the cache has no room for is unmapped (concurrent_allocator:
 // the bin's pages go back, its address range stays reserved for reuse
 // because other threads may remember the bin). The pools themselves
 // are never destroyed (containers with static storage duration may free

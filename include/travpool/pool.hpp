@@ -577,12 +577,12 @@ class basic_pool {
     while (capacity() < n) add_bin();
   }
 
-  // Effects: returns the memory of every bin without a live element to the
-  // OS. sync::none, sync::global_mutex: the bin is given back, to the span
-  // cache (its pages MADV_FREE'd, so the kernel reclaims them when it needs
-  // memory; travpool::trim_span_cache() unmaps them now) or else unmapped.
-  // sync::bin_locks:
-  // its chunk pages are returned (madvise) but its address range stays
+  // Effects: gives back every bin without a live element.
+  // sync::none, sync::global_mutex: the bin goes to the process's span cache
+  // (travpool/memory.hpp) while it has room, else it is unmapped. Cached
+  // pages are MADV_FREE'd: they stay in the process's RSS until the kernel
+  // needs memory, another pool reuses them, or trim_span_cache() unmaps them.
+  // sync::bin_locks: its chunk pages are returned (madvise) but its address range stays
   // reserved until the pool is destroyed or a new bin reuses it, because
   // other threads may still remember it.
   // Invalidates: nothing (no element moves). Complexity: O(bins).
@@ -986,7 +986,10 @@ class basic_pool {
     try {
       detail::bin_directory::insert(mem, span_, b, id_);
     } catch (...) {
-      unmap_bin(b);
+      // Unmapped, not cached: a span the directory cannot hold would fail
+      // every pool that took it from the cache.
+      b->~bin();
+      detail::unmap_aligned(mem, span_);
       throw;
     }
     return b;
