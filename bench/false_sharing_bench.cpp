@@ -60,6 +60,12 @@ static_assert(sizeof(slot<remembered_bin, false>) == 16, "packed: four entries s
 template <class T, bool Padded>
 arena<T, Padded> objects;
 
+// What a create writes in its bin's header: the free-list head and the live count.
+void update(hot_header& h) noexcept {
+  h.free_head = h.free_head * 3 + 1;
+  ++h.live;
+}
+
 // Biases the thread's bin lock to it (a previous run's threads had other numbers).
 void bias_to_me(bin_lock& lock, std::uint32_t me) {
   for (int i = 0; i < 1 << 16 && lock.biased_to() != me; ++i) {
@@ -77,13 +83,11 @@ void bin_section(benchmark::State& state) {
   if (h.lock.biased_to() != me) state.SkipWithError("the bin lock did not bias");
   for (auto _ : state) {
     if (h.lock.enter(me)) {
-      h.free_head = h.free_head * 3 + 1;
-      ++h.live;
+      update(h);
       h.lock.leave();
     } else {
       h.lock.lock();
-      h.free_head = h.free_head * 3 + 1;
-      ++h.live;
+      update(h);
       h.lock.unlock();
     }
   }
@@ -99,8 +103,7 @@ void bin_mutex(benchmark::State& state) {
   h.lock.unlock();
   for (auto _ : state) {
     h.lock.lock();
-    h.free_head = h.free_head * 3 + 1;
-    ++h.live;
+    update(h);
     h.lock.unlock();
   }
   benchmark::DoNotOptimize(h.live);

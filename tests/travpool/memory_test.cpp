@@ -27,6 +27,25 @@ std::set<std::uintptr_t> spans_of(const std::vector<p3*>& elements, const Pool& 
   return spans;
 }
 
+// Effects: `steps` random operations on pool and model: a create with
+// probability create_percent %, else the destroy of a random live element;
+// validate() every 2000 steps.
+template <class Pool>
+void random_ops(Pool& pool, std::set<p3*>& model, std::uint64_t seed, int steps, unsigned create_percent) {
+  std::mt19937_64 rng(seed);
+  for (int step = 0; step < steps; ++step) {
+    if (model.empty() || rng() % 100 < create_percent) {
+      model.insert(pool.create(p3{static_cast<std::uint64_t>(step), 1, 2}));
+    } else {
+      auto it = model.begin();
+      std::advance(it, static_cast<std::ptrdiff_t>(rng() % model.size()));
+      pool.destroy(*it);
+      model.erase(it);
+    }
+    if (step % 2000 == 0) pool.validate();
+  }
+}
+
 // Returns: whether the span cache keeps spans here (it needs MADV_FREE).
 bool cache_works() {
   travpool::trim_span_cache();
@@ -159,18 +178,7 @@ TEMPLATE_TEST_CASE("a pool on recycled spans ignores their stale bytes", "[memor
   b.validate();
 
   // Randomised differential run against the model on the recycled bins.
-  std::mt19937_64 rng(42);
-  for (int step = 0; step < 20000; ++step) {
-    if (model.empty() || rng() % 100 < 55) {
-      model.insert(b.create(p3{static_cast<std::uint64_t>(step), 0, 0}));
-    } else {
-      auto it = model.begin();
-      std::advance(it, static_cast<std::ptrdiff_t>(rng() % model.size()));
-      b.destroy(*it);
-      model.erase(it);
-    }
-    if (step % 2000 == 0) b.validate();
-  }
+  random_ops(b, model, 42, 20000, 55);
   b.validate();
   std::set<p3*> seen;
   for (p3& e : b) seen.insert(&e);
@@ -202,17 +210,7 @@ TEMPLATE_TEST_CASE("a pool on a cached 2 MiB span filled with garbage works", "[
 
     pool_type b;
     std::set<p3*> model;
-    std::mt19937_64 rng(static_cast<std::uint64_t>(pattern) + 1);
-    for (int step = 0; step < 30000; ++step) {
-      if (model.empty() || rng() % 100 < 70) {
-        model.insert(b.create(p3{static_cast<std::uint64_t>(step), 1, 2}));
-      } else {
-        auto it = model.begin();
-        std::advance(it, static_cast<std::ptrdiff_t>(rng() % model.size()));
-        b.destroy(*it);
-        model.erase(it);
-      }
-    }
+    random_ops(b, model, static_cast<std::uint64_t>(pattern) + 1, 30000, 70);
     REQUIRE(b.bin_count() == 1);
     REQUIRE((reinterpret_cast<std::uintptr_t>(*model.begin()) & ~(span - 1)) == base);  // the garbage span
     b.validate();

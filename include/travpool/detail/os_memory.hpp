@@ -91,7 +91,7 @@ class span_cache {
   bool put(void* p, std::size_t span) noexcept {
     {
       std::lock_guard<std::mutex> g(mutex_);
-      if (count_ == max_spans || span > limit_ || bytes_ + span > limit_) return false;
+      if (!fits(span)) return false;
     }
 #ifdef MADV_FREE
     if (::madvise(p, span, MADV_FREE) != 0) return false;
@@ -99,7 +99,7 @@ class span_cache {
     return false;
 #endif
     std::lock_guard<std::mutex> g(mutex_);  // the limit may have moved meanwhile
-    if (count_ == max_spans || span > limit_ || bytes_ + span > limit_) return false;
+    if (!fits(span)) return false;
     entries_[count_++] = {p, span};
     bytes_ += span;
     return true;
@@ -145,6 +145,9 @@ class span_cache {
 
  private:
   span_cache() = default;
+
+  // Requires: mutex_. Returns: whether one more span of `span` bytes fits.
+  bool fits(std::size_t span) const noexcept { return count_ < max_spans && span <= limit_ && bytes_ + span <= limit_; }
 
   struct entry {
     void* address;
