@@ -127,32 +127,10 @@ void add_pool_stats(const Pool& p, allocator_stats& s) noexcept {
   s.bytes_mapped += p.bin_count() * p.bin_span();
 }
 
-// The pool type of the nodes: the allocator's options, with
-// layout::interleaved unless they name a layout. Node chunks are never swept,
-// so the faster create/destroy of interleaved wins over compact's sweeps
-// (pool<T>'s own default); layout::compact remains an option (less memory).
-template <class Storage, class... Options>
-using node_pool_type =
-    std::conditional_t<count_category_v<layout_category, Options...> == 0,
-                       basic_pool<Storage, layout::interleaved, Options...>, basic_pool<Storage, Options...>>;
-
-// A node pool with the allocator's options; the pool provides whatever
-// thread safety its sync option promises.
-template <class Storage, class... Options>
-class node_pool_backend {
- public:
-  void* allocate() { return pool_.create(); }
-  void deallocate(void* p) { pool_.destroy(static_cast<const Storage*>(p)); }
-  void shrink_to_fit() noexcept { pool_.shrink_to_fit(); }
-  void add_stats(allocator_stats& s) const noexcept { add_pool_stats(pool_, s); }
-
- private:
-  node_pool_type<Storage, Options...> pool_;
-};
-
-// The process-wide pool of nodes of Size bytes aligned to Align, for one
-// option set.
-template <std::size_t Size, std::size_t Align, class... Options>
+// The process-wide pool of type Pool (a basic_pool of node_storage), for
+// the variant with option set Options. Keyed by the pool type, so each
+// checks mode (config.hpp) has pools of its own.
+template <class Pool, class... Options>
 class node_pool final : public node_pool_base {
  public:
   // Returns: the pool, created on first use (thread-safe) and never destroyed.
@@ -161,10 +139,11 @@ class node_pool final : public node_pool_base {
     return *p;
   }
 
-  void* allocate() { return backend_.allocate(); }
-  void deallocate(void* p) { backend_.deallocate(p); }
-  void shrink_to_fit() noexcept override { backend_.shrink_to_fit(); }
-  void add_stats(allocator_stats& s) const noexcept override { backend_.add_stats(s); }
+  // The pool provides whatever thread safety its sync option promises.
+  void* allocate() { return pool_.create(); }
+  void deallocate(void* p) { pool_.destroy(static_cast<const typename Pool::value_type*>(p)); }
+  void shrink_to_fit() noexcept override { pool_.shrink_to_fit(); }
+  void add_stats(allocator_stats& s) const noexcept override { add_pool_stats(pool_, s); }
 
  private:
   node_pool() = default;
@@ -174,10 +153,12 @@ class node_pool final : public node_pool_base {
     return p;
   }
 
-  node_pool_backend<node_storage<Size, Align>, Options...> backend_;
+  Pool pool_;
 };
 
 }  // namespace detail
+
+inline namespace TRAVPOOL_ABI_NAMESPACE {
 
 // A standard Allocator (see the header comment for routing, sharing, memory
 // return and thread safety). Options: those of basic_pool, for the node
@@ -202,6 +183,15 @@ class basic_allocator {
   struct rebind {
     using other = basic_allocator<U, Options...>;
   };
+
+  // The pool type of T's nodes: the allocator's options, with
+  // layout::interleaved unless they name a layout. Node chunks are never
+  // swept, so the faster create/destroy of interleaved wins over compact's
+  // sweeps (pool<T>'s own default); layout::compact remains an option.
+  using pool_type =
+      std::conditional_t<detail::count_category_v<detail::layout_category, Options...> == 0,
+                         basic_pool<detail::node_storage<sizeof(T), alignof(T)>, layout::interleaved, Options...>,
+                         basic_pool<detail::node_storage<sizeof(T), alignof(T)>, Options...>>;
 
   // Nodes up to this size take pool chunks; bigger ones go to operator new.
   static constexpr std::size_t max_node_bytes = 4096;
@@ -261,7 +251,7 @@ class basic_allocator {
   }
 
  private:
-  static auto& node_pool() { return detail::node_pool<sizeof(T), alignof(T), Options...>::instance(); }
+  static auto& node_pool() { return detail::node_pool<pool_type, Options...>::instance(); }
 };
 
 template <class T, class U, class... Options>
@@ -277,4 +267,5 @@ using allocator = basic_allocator<T>;
 template <class T>
 using concurrent_allocator = basic_allocator<T, sync::bin_locks>;
 
+}  // namespace TRAVPOOL_ABI_NAMESPACE
 }  // namespace travpool

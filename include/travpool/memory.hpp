@@ -14,7 +14,7 @@
 
 #include <cstddef>
 
-#include "detail/os_memory.hpp"
+#include "detail/span_cache.hpp"
 
 namespace travpool {
 

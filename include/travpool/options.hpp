@@ -8,17 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
-// Debug checks (iterators to destroyed elements, sweeps racing with
-// modifications, leak reports): on in Debug builds, off under NDEBUG unless
-// TRAVPOOL_CHECKS=1. With checks on, iterator operations may throw
-// usage_error instead of being noexcept.
-#ifndef TRAVPOOL_CHECKS
-#ifdef NDEBUG
-#define TRAVPOOL_CHECKS 0
-#else
-#define TRAVPOOL_CHECKS 1
-#endif
-#endif
+#include "config.hpp"
 
 namespace travpool {
 
@@ -32,6 +22,7 @@ namespace detail {
 struct layout_category {};
 struct sync_category {};
 struct stats_category {};
+struct checks_category {};
 }  // namespace detail
 
 namespace layout {
@@ -47,8 +38,6 @@ struct compact {
   using category = detail::layout_category;
 };
 }  // namespace layout
-
-#define TRAVPOOL_HAS_LAYOUT_COMPACT 1
 
 namespace sync {
 // No synchronisation: the pool is used by one thread at a time.
@@ -83,6 +72,21 @@ struct counters {
 };
 }  // namespace stats
 
+namespace checks {
+// No debug checks: iterator operations are noexcept.
+struct off {
+  using category = detail::checks_category;
+};
+// Debug checks: dereferencing, incrementing or erasing through an iterator
+// whose element was destroyed, or while another thread modifies its bin,
+// throws usage_error (so those operations are not noexcept), and pools
+// report leaks when destroyed (config.hpp: TRAVPOOL_LEAK_REPORT). Misuse of
+// create/destroy/contains is detected with either option.
+struct on {
+  using category = detail::checks_category;
+};
+}  // namespace checks
+
 namespace detail {
 
 template <class T, class = void>
@@ -116,16 +120,18 @@ template <class Category, class... Options>
 inline constexpr int count_category_v = (0 + ... + (in_category_v<Category, Options> ? 1 : 0));
 
 template <class Option>
-inline constexpr bool is_known_option_v = in_category_v<layout_category, Option> ||
-                                          in_category_v<sync_category, Option> || in_category_v<stats_category, Option>;
+inline constexpr bool is_known_option_v =
+    in_category_v<layout_category, Option> || in_category_v<sync_category, Option> ||
+    in_category_v<stats_category, Option> || in_category_v<checks_category, Option>;
 
 template <class... Options>
 constexpr bool check_options() {
   static_assert((is_known_option_v<Options> && ...),
-                "travpool: every option must be a tag from travpool::layout, sync or stats");
+                "travpool: every option must be a tag from travpool::layout, sync, stats or checks");
   static_assert(count_category_v<layout_category, Options...> <= 1, "travpool: at most one layout option");
   static_assert(count_category_v<sync_category, Options...> <= 1, "travpool: at most one sync option");
   static_assert(count_category_v<stats_category, Options...> <= 1, "travpool: at most one stats option");
+  static_assert(count_category_v<checks_category, Options...> <= 1, "travpool: at most one checks option");
   return true;
 }
 

@@ -116,10 +116,10 @@ TEST_CASE("allocator: Allocator requirements and traits", "[allocator]") {
   STATIC_REQUIRE(std::is_empty_v<A>);
   STATIC_REQUIRE(noexcept(std::declval<A&>().deallocate(nullptr, 1)));
   // Node pools use layout::interleaved unless a layout is named.
-  STATIC_REQUIRE(std::is_same_v<travpool::detail::node_pool_type<int>::layout_type, travpool::layout::interleaved>);
-  STATIC_REQUIRE(std::is_same_v<travpool::detail::node_pool_type<int, travpool::sync::bin_locks>::layout_type,
+  STATIC_REQUIRE(std::is_same_v<travpool::allocator<int>::pool_type::layout_type, travpool::layout::interleaved>);
+  STATIC_REQUIRE(std::is_same_v<travpool::basic_allocator<int, travpool::sync::bin_locks>::pool_type::layout_type,
                                 travpool::layout::interleaved>);
-  STATIC_REQUIRE(std::is_same_v<travpool::detail::node_pool_type<int, travpool::layout::compact>::layout_type,
+  STATIC_REQUIRE(std::is_same_v<travpool::basic_allocator<int, travpool::layout::compact>::pool_type::layout_type,
                                 travpool::layout::compact>);
   STATIC_REQUIRE(
       std::is_same_v<std::allocator_traits<concurrent_allocator<int>>::rebind_alloc<long>, concurrent_allocator<long>>);

@@ -18,7 +18,7 @@ struct test_access {
   template <class Pool>
   static std::vector<const bin_base*> bins(const Pool& p) {
     std::vector<const bin_base*> v;
-    for (const bin_base* b = p.root_.next_; !b->is_root(); b = b->next_) v.push_back(b);
+    for (const bin_base* b = p.core_.first(); !b->is_root(); b = b->next_) v.push_back(b);
     return v;
   }
 
@@ -28,7 +28,7 @@ struct test_access {
     const auto [bin, index] = p.find_live(static_cast<const typename Pool::value_type*>(e));
     if (bin == nullptr) return {SIZE_MAX, 0};
     std::size_t n = 0;
-    for (const bin_base* b = p.root_.next_; b != bin; b = b->next_) ++n;
+    for (const bin_base* b = p.core_.first(); b != bin; b = b->next_) ++n;
     return {n, index};
   }
 
@@ -64,7 +64,8 @@ struct test_access {
       }
     }
     put(0xA7A7);
-    for (const bin_base* b = p.avail_head_; b != nullptr; b = b->avail_next_) put(pos(b));
+    if constexpr (requires { p.core_.avail_head(); })
+      for (const bin_base* b = p.core_.avail_head(); b != nullptr; b = b->avail_next_) put(pos(b));
     return k;
   }
 };

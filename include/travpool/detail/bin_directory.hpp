@@ -22,7 +22,7 @@
 #include <cstdint>
 #include <new>
 
-#include "os_memory.hpp"
+#include "platform.hpp"
 
 namespace travpool::detail {
 
@@ -97,7 +97,7 @@ class bin_directory {
     // mmap'd memory is zero, which is a valid empty slot.
     auto* fresh = static_cast<leaf*>(map_aligned(sizeof(leaf)));
     if (root_slot.compare_exchange_strong(l, fresh, std::memory_order_acq_rel)) return fresh;
-    unmap_aligned(fresh, sizeof(leaf));
+    unmap(fresh, sizeof(leaf));
     return l;
   }
 

@@ -18,27 +18,31 @@
 // are jumped with the boundary links (or skipped a word at a time).
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <new>
 
 #include "bin.hpp"
 
 namespace travpool::detail {
 
-template <class T>
-struct compact_chunks {
-  static constexpr std::size_t chunk_align = std::max<std::size_t>(alignof(T), 4);
-  static constexpr std::size_t stride = round_up(std::max<std::size_t>(sizeof(T), 12), chunk_align);
-  // Runs of live chunks are arrays of T when chunks are exactly sizeof(T) apart.
-  static constexpr bool contiguous = stride == sizeof(T);
+// Layout accessors for chunks holding `Size` bytes aligned to `Align`.
+template <std::size_t Size, std::size_t Align>
+struct compact_layout {
+  static constexpr std::size_t chunk_align = std::max<std::size_t>(Align, 4);
+  static constexpr std::size_t stride = round_up(std::max<std::size_t>(Size, 12), chunk_align);
+  // Runs of live chunks are arrays of the payload type when chunks are
+  // exactly Size bytes apart.
+  static constexpr bool contiguous = stride == Size;
 
   static constexpr std::size_t words(std::uint32_t cap) noexcept { return (std::size_t{cap} + 4 + 63) / 64; }
   static constexpr std::size_t extra_bytes(std::uint32_t cap) noexcept { return words(cap) * 8; }
 
   static std::uint64_t* bits(const bin_base& b) noexcept {
-    return reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(const_cast<bin_base*>(&b)) + 128);
+    return reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::byte*>(const_cast<bin_base*>(&b)) + bin_header_bytes);
   }
   static std::byte* at(const bin_base& b, std::uint32_t i) noexcept { return b.chunks_ + std::size_t{i} * stride; }
   static void* payload(const bin_base& b, std::uint32_t i) noexcept { return at(b, i); }
@@ -112,7 +116,7 @@ struct compact_chunks {
 
   // Effects: f(T&) for every live chunk of b in address order, 64 chunks per
   // bitmap word; words of all ones run straight through.
-  template <class F>
+  template <class T, class F>
   static void for_each_live(const bin_base& b, F& f) {
     const std::uint64_t* w = bits(b);
     const std::size_t n = words(b.capacity_);

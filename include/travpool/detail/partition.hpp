@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -84,6 +85,22 @@ inline std::vector<std::size_t> balanced_cuts(const bin_index& index, std::size_
     cuts[r] = index.boundary_near(cuts[r - 1], index.bins(), target);
   }
   return cuts;
+}
+
+// Returns: k ranges of whole bins that together cover the pool's live
+// elements once, cut by balanced_cuts (see basic_pool::partition).
+// Throws: std::invalid_argument if k == 0; std::bad_alloc.
+template <class It>
+std::vector<pool_subrange<It>> partition(bin_base* root, std::size_t k) {
+  if (k == 0) throw std::invalid_argument("travpool::partition: k must be at least 1");
+  const bin_index index(root);
+  const auto cuts = balanced_cuts(index, k);
+  std::vector<pool_subrange<It>> parts;
+  parts.reserve(k);
+  for (std::size_t r = 0; r < k; ++r)
+    parts.emplace_back(It::at_bin(index.bin_or_root(cuts[r])), It::at_bin(index.bin_or_root(cuts[r + 1])),
+                       index.live(cuts[r], cuts[r + 1]));
+  return parts;
 }
 
 // A TBB Range (copyable, splittable) over a run of whole bins; see

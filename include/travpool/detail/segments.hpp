@@ -10,12 +10,13 @@
 #include <span>
 
 #include "bin.hpp"
+#include "layout_traits.hpp"
 
 namespace travpool::detail {
 
 template <class T, class Ops>
 class segment_iterator {
-  using algo = bin_algorithms<Ops>;
+  using traits = layout_traits<Ops>;
 
  public:
   using value_type = std::span<T>;
@@ -51,7 +52,7 @@ class segment_iterator {
     while (b != stop_ && !b->is_root() && b->live_ == 0) b = b->next_;
     if (b == stop_ || b->is_root()) return end_here();
     bin_ = b;
-    start_ = algo::first_assigned(*b);
+    start_ = traits::first_assigned(*b);
     end_ = Ops::run_end(*b, start_);
     return *this;
   }

@@ -1,5 +1,6 @@
-// travpool/detail/os_memory.hpp: bins come from the operating system, one
-// naturally aligned span at a time.
+// travpool/detail/span_cache.hpp: where bin spans come from. A pool's
+// span_source maps naturally aligned spans in batches; the process-wide
+// span_cache keeps the spans pools give back for the next pool.
 #pragma once
 
 #include <algorithm>
@@ -8,42 +9,10 @@
 #include <mutex>
 #include <new>
 
-#include <sys/mman.h>
+#include "../config.hpp"
+#include "platform.hpp"
 
 namespace travpool::detail {
-
-inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
-
-// Effects: maps `bytes` of zeroed memory aligned to `align`, asking for huge
-// pages when `align` is a multiple of huge_page_bytes.
-// Requires: align is a power of two and a multiple of the page size; bytes
-// is a multiple of align.
-// Throws: std::bad_alloc when the kernel refuses.
-// Only the pages that are touched take physical memory.
-inline void* map_aligned(std::size_t bytes, std::size_t align) {
-  // Over-map by one alignment unit, then unmap the misaligned head and the tail.
-  const std::size_t request = bytes + align;
-  void* raw = ::mmap(nullptr, request, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) throw std::bad_alloc();
-  const auto base = reinterpret_cast<std::uintptr_t>(raw);
-  const std::uintptr_t aligned = (base + align - 1) & ~(std::uintptr_t{align} - 1);
-  const std::size_t head = aligned - base;
-  const std::size_t tail = request - head - bytes;
-  if (head != 0) ::munmap(raw, head);
-  if (tail != 0) ::munmap(reinterpret_cast<void*>(aligned + bytes), tail);
-#ifdef MADV_HUGEPAGE
-  // Spans of whole huge pages are backed by them where the kernel allows:
-  // one fault and one TLB entry per 2 MiB instead of 512.
-  if (align % huge_page_bytes == 0) ::madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
-#endif
-  return reinterpret_cast<void*>(aligned);
-}
-inline void* map_aligned(std::size_t span) { return map_aligned(span, span); }
-
-#ifndef TRAVPOOL_SPAN_CACHE_BYTES
-// The default limit of the process-wide span cache (travpool/memory.hpp).
-#define TRAVPOOL_SPAN_CACHE_BYTES (std::size_t{1} << 30)
-#endif
 
 // The process-wide cache of spans that pools gave back: the bins of
 // destroyed pools and the bins that shrink_to_fit released. The next bin of
@@ -93,11 +62,7 @@ class span_cache {
       std::lock_guard<std::mutex> g(mutex_);
       if (!fits(span)) return false;
     }
-#ifdef MADV_FREE
-    if (::madvise(p, span, MADV_FREE) != 0) return false;
-#else
-    return false;
-#endif
+    if (!advise_free(p, span)) return false;
     std::lock_guard<std::mutex> g(mutex_);  // the limit may have moved meanwhile
     if (!fits(span)) return false;
     entries_[count_++] = {p, span};
@@ -117,7 +82,7 @@ class span_cache {
       count_ -= n;
       bytes_ -= freed;
     }
-    for (std::size_t i = 0; i < n; ++i) ::munmap(out[i].address, out[i].bytes);
+    for (std::size_t i = 0; i < n; ++i) unmap(out[i].address, out[i].bytes);
     return freed;
   }
 
@@ -168,7 +133,7 @@ class span_cache {
 // every mmap, munmap and madvise takes the process's address-space lock
 // for writing, which stalls the page faults of every other thread that
 // fills a bin. Unused spans are address space only: no page is touched.
-// A span taken from here is returned with give_back or unmap_aligned.
+// A span taken from here is returned with give_back or unmap.
 class span_source {
  public:
   static constexpr std::size_t max_batch = 64;
@@ -217,15 +182,15 @@ class span_source {
   void give_back(void* p, std::size_t span) noexcept {
     if (span_cache::instance().put(p, span)) return;
     auto* b = static_cast<std::byte*>(p);
-    if (span == span_ && b + span == next_ && ::madvise(p, span, MADV_DONTNEED) == 0)
+    if (span == span_ && b + span == next_ && advise_dontneed(p, span))
       next_ = b;
     else
-      ::munmap(p, span);
+      unmap(p, span);
   }
 
   // Effects: unmaps the spans not handed out; the next take maps afresh.
   void release() noexcept {
-    if (next_ != end_) ::munmap(next_, static_cast<std::size_t>(end_ - next_));
+    if (next_ != end_) unmap(next_, static_cast<std::size_t>(end_ - next_));
     next_ = end_ = nullptr;
   }
 
@@ -235,8 +200,5 @@ class span_source {
   std::size_t batch_ = 0;
   std::size_t span_ = 0;
 };
-
-// Effects: returns a span obtained from map_aligned to the operating system.
-inline void unmap_aligned(void* p, std::size_t span) noexcept { ::munmap(p, span); }
 
 }  // namespace travpool::detail

@@ -1,32 +1,20 @@
-// travpool/detail/sync.hpp: locks and thread-remembered bins for
-// sync::bin_locks (the paper's section 4) and sync::global_mutex.
+// travpool/detail/bin_lock.hpp: the locks and thread-remembered bins of
+// sync::bin_locks (the paper's section 4): thread numbers, an owner-tagged
+// spin lock, the bin lock biased to its claiming thread, and the table of a
+// thread's remembered bins.
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <mutex>
-#include <shared_mutex>
 #include <thread>
 
+#include "../config.hpp"
 #include "../usage_error.hpp"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-#if defined(__linux__)
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
+#include "platform.hpp"
 
 namespace travpool::detail {
-
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#endif
-}
 
 // One step of a wait that expects to be short: spins for the first 64
 // steps, then yields the CPU.
@@ -91,25 +79,13 @@ class spin_lock {
 // bins are never biased) where the kernel lacks it, or when the environment
 // sets TRAVPOOL_BIASED_LOCKS=0.
 inline std::atomic<bool>& biasing_switch() noexcept {
-  static std::atomic<bool> on{[] {
-    const char* env = std::getenv("TRAVPOOL_BIASED_LOCKS");
-    if (env != nullptr && env[0] == '0') return false;
-#if defined(__linux__) && defined(SYS_membarrier)
-    return ::syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-#else
-    return false;
-#endif
-  }()};
+  static std::atomic<bool> on{!env_starts_with("TRAVPOOL_BIASED_LOCKS", '0') && membarrier_register()};
   return on;
 }
 inline bool biasing_enabled() noexcept { return biasing_switch().load(std::memory_order_relaxed); }
-// Aborts if the barrier fails after registration succeeded (a seccomp
-// filter installed later, say): revoking without it could corrupt a bin.
-inline void heavy_barrier() noexcept {
-#if defined(__linux__) && defined(SYS_membarrier)
-  if (::syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) std::abort();
-#endif
-}
+// Aborts if the barrier fails after registration succeeded: revoking
+// without it could corrupt a bin.
+inline void heavy_barrier() noexcept { membarrier_all(); }
 
 class bin_lock;
 
@@ -273,8 +249,5 @@ inline remembered_bin& remembered_for(std::uint64_t pool_id) noexcept {
   thread_local remembered_table table;
   return table.slots[pool_id % remembered_slots];
 }
-
-// Empty guard for policies without a pool-wide mutex.
-struct no_guard {};
 
 }  // namespace travpool::detail

@@ -1,0 +1,73 @@
+// travpool/config.hpp: every compile-time macro and environment variable
+// travpool reads, with its default and meaning. Nothing else in the library
+// calls getenv or tests a TRAVPOOL_ macro that is not listed here.
+//
+// Macros (define before including any travpool header)
+// ----------------------------------------------------
+//   TRAVPOOL_CHECKS            default: 1 unless NDEBUG is defined, else 0.
+//       The default of the checks policy (options.hpp): 1 selects
+//       checks::on, 0 checks::off, for pools that name no checks option.
+//       ODR-safe: the public templates live in an inline namespace named
+//       after this setting (TRAVPOOL_ABI_NAMESPACE), so translation units
+//       built with and without NDEBUG get distinct types, never two
+//       definitions of one function (the technique of libc++'s ABI
+//       namespace). A pool type that names checks::on or checks::off is the
+//       same in every translation unit except for that namespace.
+//   TRAVPOOL_SPAN_CACHE_BYTES  default: 1 GiB. The initial limit of the
+//       process-wide span cache (memory.hpp); set_span_cache_limit() changes
+//       it at run time. Must be the same in every translation unit.
+//
+// Environment variables (read once, on first use)
+// -----------------------------------------------
+//   TRAVPOOL_LEAK_REPORT=1     pools with checks::on report their live
+//       elements to stderr when destroyed (set_leak_reporting() overrides).
+//   TRAVPOOL_BIASED_LOCKS=0    sync::bin_locks pools never bias a bin's lock
+//       to its thread (every create and destroy takes the lock); biasing is
+//       also off where membarrier(2) is unavailable.
+//
+// Internal macros: TRAVPOOL_ALWAYS_INLINE (forced inlining of the create
+// and destroy fast paths), TRAVPOOL_ABI_NAMESPACE (above),
+// TRAVPOOL_HAS_LAYOUT_COMPACT (feature test, always 1).
+#pragma once
+
+#include <cstddef>
+#include <cstdlib>
+
+#ifndef TRAVPOOL_CHECKS
+#ifdef NDEBUG
+#define TRAVPOOL_CHECKS 0
+#else
+#define TRAVPOOL_CHECKS 1
+#endif
+#endif
+
+#if TRAVPOOL_CHECKS
+#define TRAVPOOL_ABI_NAMESPACE checked_v1
+#else
+#define TRAVPOOL_ABI_NAMESPACE unchecked_v1
+#endif
+
+#ifndef TRAVPOOL_SPAN_CACHE_BYTES
+#define TRAVPOOL_SPAN_CACHE_BYTES (std::size_t{1} << 30)
+#endif
+
+// The create and destroy fast paths are inlined into their callers even in
+// programs that instantiate several pool types (GCC otherwise keeps the
+// shared algorithm out of line and pays a call and spills per operation).
+#if defined(__GNUC__)
+#define TRAVPOOL_ALWAYS_INLINE [[gnu::always_inline]] inline
+#else
+#define TRAVPOOL_ALWAYS_INLINE inline
+#endif
+
+#define TRAVPOOL_HAS_LAYOUT_COMPACT 1
+
+namespace travpool::detail {
+
+// Returns: whether environment variable `name` is set and starts with `c`.
+inline bool env_starts_with(const char* name, char c) noexcept {
+  const char* v = std::getenv(name);
+  return v != nullptr && v[0] == c;
+}
+
+}  // namespace travpool::detail

@@ -1,0 +1,253 @@
+// travpool/detail/acquire_local.hpp: bin acquisition for sync::none, and for
+// sync::global_mutex as the same layer behind one mutex.
+//
+// The acquisition interface (every sync policy's layer provides it; the
+// element layer in pool.hpp uses nothing else to change bins):
+//
+//   taken take()                 assigns a chunk of a bin with room, adding
+//                                a bin if none has room; T is not built yet
+//   void  untake(taken)          undoes take (T's constructor threw)
+//   R     locked(b, f)           runs f() with b's chunks stable: nothing
+//                                (local), the pool's mutex, or b's lock
+//   void  free_chunk(b, i)       Listing 7 on chunk i, whose T is destroyed;
+//                                caller is inside locked(b, ...) or quiescent
+//   size_t size()                live elements
+//   void  reserve(n), shrink()
+//   void  clear(d), release_all(d)   every element destroyed, by
+//                                d(b, i): ~T at chunk i (nullptr: trivial)
+//   void  for_each_bin_locked(f) f(b) for every bin, each under its lock
+//
+// local_bins keeps the bins that have a free chunk on an "available" list,
+// doubly linked through the bin headers; create takes the head, so it
+// fills one bin at a time, and a destroy in a full bin pushes that bin
+// to the front:
+//   b on the available list  <=>  b is on the bin list and !b->full()
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <type_traits>
+#include <utility>
+
+#include "bin.hpp"
+
+namespace travpool::detail {
+
+// A chunk that take() assigned: bin, chunk index, whether the bin is new.
+struct taken {
+  bin_base* bin;
+  std::uint32_t index;
+  bool new_bin;
+};
+
+template <class Storage>
+class local_bins : public Storage {
+  using bin = bin_base;
+  using algo = typename Storage::algo;
+
+ public:
+  static constexpr bool exact_size = true;  // size() is a counter
+  using Storage::Storage;
+
+  TRAVPOOL_ALWAYS_INLINE taken take() {
+    bin* b = avail_head_;
+    const bool new_bin = b == nullptr;
+    if (new_bin) b = add_bin();
+    const std::uint32_t i = algo::create(*b);
+    ++size_;
+    if (b->full()) avail_erase(b);
+    this->stats_hooks().on_create(*b, size_);
+    return {b, i, new_bin};
+  }
+
+  void untake(const taken& t) noexcept {
+    release_chunk(*t.bin, t.index);
+    this->stats_hooks().on_uncreate(*t.bin);
+    if (t.new_bin && t.bin->live_ == 0) release_bin(t.bin);
+  }
+
+  template <class F>
+  TRAVPOOL_ALWAYS_INLINE decltype(auto) locked(bin&, F&& f) {
+    return std::forward<F>(f)();
+  }
+
+  TRAVPOOL_ALWAYS_INLINE void free_chunk(bin& b, std::uint32_t i) noexcept {
+    release_chunk(b, i);
+    this->stats_hooks().on_destroy(b);
+  }
+
+  std::size_t size() const noexcept { return size_; }
+
+  void reserve(std::size_t n) {
+    while (this->bin_count() * this->capacity() < n) add_bin();
+  }
+
+  // Effects: gives back every bin without a live element.
+  void shrink() noexcept {
+    for (bin* b = this->first(); !b->is_root();) {
+      bin* next = b->next_;
+      if (b->live_ == 0) release_bin(b);
+      b = next;
+    }
+  }
+
+  // Effects: destroys every element, freeing each chunk as its element
+  // goes (so ~T may destroy elements not reached yet); keeps the bins.
+  // Bins are filled in list order again.
+  template <class F>
+  void clear(F destroy_payload) noexcept {
+    for (bin* b = this->first(); !b->is_root(); b = b->next_) {
+      destroy_all(*b, destroy_payload);
+      this->stats_hooks().on_clear(*b);
+      algo::init(*b);
+    }
+    while (avail_head_ != nullptr) avail_erase(avail_head_);
+    for (bin* b = this->first(); !b->is_root(); b = b->next_) avail_push_back(b);
+    size_ = 0;
+  }
+
+  template <class F>
+  void release_all(F destroy_payload) noexcept {
+    Storage::release_all([&](bin& b) { destroy_all(b, destroy_payload); });
+    avail_head_ = avail_tail_ = nullptr;
+    size_ = 0;
+  }
+
+  template <class F>
+  void for_each_bin_locked(F&& f) const {
+    for (bin* b = this->first(); !b->is_root(); b = b->next_) f(*b);
+  }
+
+  void steal(local_bins& o) noexcept {
+    Storage::steal(o);
+    avail_head_ = std::exchange(o.avail_head_, nullptr);
+    avail_tail_ = std::exchange(o.avail_tail_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+  }
+
+  // Returns: why the available list breaks its invariant, or nullptr.
+  const char* check_lists() const noexcept {
+    std::size_t on_list = 0, walked = 0;
+    for (const bin* b = this->first(); !b->is_root(); b = b->next_) {
+      if (b->in_avail_ == b->full()) return "membership of the available list is wrong";
+      on_list += b->in_avail_;
+    }
+    for (const bin* b = avail_head_; b != nullptr; b = b->avail_next_) {
+      if (!b->in_avail_ || ++walked > on_list) return "available list is corrupt";
+      if (b->avail_next_ == nullptr && b != avail_tail_) return "available list tail is wrong";
+    }
+    return walked == on_list ? nullptr : "available list misses bins";
+  }
+
+  bin* avail_head() const noexcept { return avail_head_; }
+
+ private:
+  template <class F>
+  void destroy_all(bin& b, F& destroy_payload) noexcept {
+    if constexpr (!std::is_null_pointer_v<F>) {
+      while (b.live_ != 0) {
+        const std::uint32_t i = Storage::traits::first_assigned(b);
+        destroy_payload(b, i);
+        free_chunk(b, i);
+      }
+    }
+  }
+
+  TRAVPOOL_ALWAYS_INLINE void release_chunk(bin& b, std::uint32_t i) noexcept {
+    const bool was_full = b.full();
+    algo::release(b, i);
+    --size_;
+    if (was_full) avail_push_front(&b);
+  }
+
+  bin* add_bin() {
+    bin* b = this->make_bin();
+    this->link(b);
+    avail_push_back(b);
+    return b;
+  }
+  void release_bin(bin* b) noexcept {
+    if (b->in_avail_) avail_erase(b);
+    this->unlink(b);
+    this->unmap_bin(b);
+  }
+
+  void avail_push_front(bin* b) noexcept {
+    b->in_avail_ = true;
+    b->avail_prev_ = nullptr;
+    b->avail_next_ = avail_head_;
+    (avail_head_ != nullptr ? avail_head_->avail_prev_ : avail_tail_) = b;
+    avail_head_ = b;
+  }
+  void avail_push_back(bin* b) noexcept {
+    b->in_avail_ = true;
+    b->avail_next_ = nullptr;
+    b->avail_prev_ = avail_tail_;
+    (avail_tail_ != nullptr ? avail_tail_->avail_next_ : avail_head_) = b;
+    avail_tail_ = b;
+  }
+  void avail_erase(bin* b) noexcept {
+    (b->avail_prev_ != nullptr ? b->avail_prev_->avail_next_ : avail_head_) = b->avail_next_;
+    (b->avail_next_ != nullptr ? b->avail_next_->avail_prev_ : avail_tail_) = b->avail_prev_;
+    b->avail_next_ = b->avail_prev_ = nullptr;
+    b->in_avail_ = false;
+  }
+
+  bin* avail_head_ = nullptr;  // bins with a free chunk; create takes the head
+  bin* avail_tail_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// sync::global_mutex: the layer below, every operation under one recursive
+// mutex (recursive, so that T's constructor and destructor may use the
+// pool). On its own cache line: written on every operation.
+template <class Super>
+class mutex_bins : public Super {
+  using bin = bin_base;
+  using guard = std::lock_guard<std::recursive_mutex>;
+
+ public:
+  using Super::Super;
+
+  taken take() {
+    guard g(mutex_);
+    return Super::take();
+  }
+  void untake(const taken& t) noexcept {
+    guard g(mutex_);
+    Super::untake(t);
+  }
+  template <class F>
+  decltype(auto) locked(bin& b, F&& f) {
+    guard g(mutex_);
+    return Super::locked(b, std::forward<F>(f));
+  }
+  std::size_t size() const noexcept {
+    guard g(mutex_);
+    return Super::size();
+  }
+  void reserve(std::size_t n) {
+    guard g(mutex_);
+    Super::reserve(n);
+  }
+  void shrink() noexcept {
+    guard g(mutex_);
+    Super::shrink();
+  }
+  template <class F>
+  void clear(F destroy_payload) noexcept {
+    guard g(mutex_);
+    Super::clear(destroy_payload);
+  }
+  template <class F>
+  void for_each_bin_locked(F&& f) const {
+    guard g(mutex_);
+    Super::for_each_bin_locked(f);
+  }
+
+ private:
+  alignas(64) mutable std::recursive_mutex mutex_;
+};
+
+}  // namespace travpool::detail

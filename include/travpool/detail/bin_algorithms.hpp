@@ -1,0 +1,128 @@
+// travpool/detail/bin_algorithms.hpp: the paper's create (Listing 4) and
+// destroy (Listing 7 with the two neighbour repairs), written once over the
+// layout accessors, for any layout and without a payload type.
+//
+// Why the O(1) repair keeps them true
+// -----------------------------------
+// create pops h = head and reads link(h) (valid by (V3)), then:
+//   if h-1 is free: the first chunk of the left run is link(h).prev + 1; its
+//                   next becomes h                             (Listing 4)
+//   if h+1 is free: the last chunk of the right run is link(h).next - 1; its
+//                   prev becomes h
+// Only the two boundary chunks of the runs that h split had stale links, so
+// (V1) and (V2) hold again.
+// Listing 7 as printed stops after setting c's own links. That leaves the
+// structure invalid at once: create one element, destroy it, and F0's next
+// link still names c, so a sweep would visit a free chunk. The full repair:
+// destroy of c pushes c and sets both of its links to pred(c) and succ(c),
+// found in O(1) through its neighbours' boundary links (Listing 7), then:
+//   if c-1 is free: the first chunk of the left run gets next = link(c).next
+//   if c+1 is free: the last chunk of the right run gets prev = link(c).prev
+// (the two if-clauses the paper's text asks for), restoring (V1) and (V2),
+// and (V3) holds for c by construction.
+// (V3) after a pop: the free list is a stack, so allocation runs in the
+// reverse order of deallocation. When h_1 becomes head again, every chunk
+// pushed after it has been popped again, so S is exactly what it was when
+// h_1 was pushed; the repairs rewrite boundary links as a function of S
+// alone, so h_1's links are again the valid ones written by its push.
+// `fresh` is valid when it becomes head: everything below it is assigned and
+// its links (pred = fresh-1, succ = A1) were written when it was reached.
+// tests/travpool/pool_exhaustive_test.cpp checks all of this over every
+// reachable state of small pools, for every layout.
+//
+#pragma once
+
+#include <cstdint>
+
+#include "../config.hpp"
+#include "bin.hpp"
+#include "layout_traits.hpp"
+
+namespace travpool::detail {
+
+template <class Ops>
+struct bin_algorithms {
+  using traits = layout_traits<Ops>;
+
+  // The words of the free-list head, read before it is assigned.
+  struct popped {
+    std::uint32_t index;
+    std::uint32_t free_next;
+    std::uint32_t link_next;
+    std::uint32_t link_prev;
+  };
+
+  // Effects: makes `b` an empty bin: sentinels written, free list = 2, 3, ...
+  // Touches only chunks 0, 1, 2 and the last two.
+  static void init(bin_base& b) noexcept {
+    traits::init_bin(b);
+    const std::uint32_t a1 = b.last(), f1 = b.full_mark();
+    Ops::mark_assigned(b, 0);
+    Ops::mark_assigned(b, a1);
+    write_free(b, 1, 0, a1, 0);
+    write_free(b, f1, 0, a1, 0);
+    write_free(b, first_user_chunk, first_user_chunk + 1, a1, 0);  // may be F1's neighbour
+    b.free_head_ = first_user_chunk;
+    b.fresh_ = first_user_chunk;
+    b.live_ = 0;
+  }
+
+  // Requires: !b.full(). Returns: the head of the free list and its words.
+  TRAVPOOL_ALWAYS_INLINE static popped peek(const bin_base& b) noexcept {
+    const std::uint32_t h = b.free_head_;
+    return {h, Ops::free_next(b, h), Ops::link_next(b, h), Ops::link_prev(b, h)};
+  }
+
+  // Effects: assigns the chunk `c` from peek(b) (Listing 4).
+  TRAVPOOL_ALWAYS_INLINE static void commit_create(bin_base& b, const popped& c) noexcept {
+    const std::uint32_t h = c.index;
+    b.free_head_ = c.free_next;
+    if (h == b.fresh_) {
+      // Reach one chunk further: it becomes free, pred = h, succ = A1.
+      const std::uint32_t n = h + 1;
+      if (n != b.full_mark()) write_free(b, n, n + 1, b.last(), h);
+      b.fresh_ = n;
+    }
+    Ops::mark_assigned(b, h);
+    if (Ops::is_free(b, h - 1)) Ops::set_link_next(b, c.link_prev + 1, h);
+    if (Ops::is_free(b, h + 1)) Ops::set_link_prev(b, c.link_next - 1, h);
+    ++b.live_;
+  }
+
+  // Requires: !b.full(). Effects: assigns the head of the free list.
+  // Returns: its chunk index.
+  TRAVPOOL_ALWAYS_INLINE static std::uint32_t create(bin_base& b) noexcept {
+    const popped c = peek(b);
+    commit_create(b, c);
+    return c.index;
+  }
+
+  // Requires: chunk `c` of `b` is an assigned user chunk whose payload has
+  // been destroyed. Effects: frees it (Listing 7 and the two repairs).
+  TRAVPOOL_ALWAYS_INLINE static void release(bin_base& b, std::uint32_t c) noexcept {
+    const bool left_free = Ops::is_free(b, c - 1);
+    const bool right_free = Ops::is_free(b, c + 1);
+    const std::uint32_t next = right_free ? Ops::link_next(b, c + 1) : c + 1;
+    const std::uint32_t prev = left_free ? Ops::link_prev(b, c - 1) : c - 1;
+    write_free(b, c, b.free_head_, next, prev);
+    b.free_head_ = c;
+    if (left_free) Ops::set_link_next(b, prev + 1, next);
+    if (right_free) Ops::set_link_prev(b, next - 1, prev);
+    --b.live_;
+  }
+
+  // Returns: whether chunk `i` of `b` holds a live element (any index).
+  static bool is_live(const bin_base& b, std::uint32_t i) noexcept {
+    return i >= first_user_chunk && i < b.fresh_ && !Ops::is_free(b, i);
+  }
+
+ private:
+  static void write_free(const bin_base& b, std::uint32_t i, std::uint32_t free_next, std::uint32_t next,
+                         std::uint32_t prev) noexcept {
+    Ops::mark_free(b, i, free_next);
+    Ops::set_link_next(b, i, next);
+    Ops::set_link_prev(b, i, prev);
+  }
+};
+
+}  // namespace travpool::detail

@@ -1,0 +1,104 @@
+// travpool/detail/layout_traits.hpp: one place that resolves a layout's
+// optional hooks, with defaults, and the geometry of its bins.
+//
+// A layout `Ops` (layout_compact.hpp, layout_interleaved.hpp) must provide
+//   stride, chunk_align, extra_bytes(cap), payload, is_free, free_next,
+//   mark_free, mark_assigned, link_next, link_prev, set_link_next,
+//   set_link_prev
+// and may provide
+//   init_bin(b)                    per-bin metadata reset     default: none
+//   next_assigned(b, i)            O(1) step to the next live  default: the
+//   prev_assigned(b, i)            chunk, and back              boundary link
+//   contiguous                     live runs are arrays        default: false
+//   run_end(b, i)                  end of the live run at i    (segments)
+//   for_each_live<T>(b, f)         a bulk sweep of one bin     default: steps
+//
+// Geometry (bytes from the bin's start):
+//   chunks_offset(cap) = round_up(bin_header_bytes + extra_bytes(cap),
+//                                 max(64, chunk_align))
+//   bin_bytes(cap)     = chunks_offset(cap) + (cap + 4) * stride
+//   default_capacity() = the largest cap with bin_bytes(cap) <= 2 MiB
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+
+#include "bin.hpp"
+
+namespace travpool::detail {
+
+// The bin span that default_capacity fills: one 2 MiB huge page.
+inline constexpr std::size_t default_bin_span = std::size_t{2} << 20;
+
+template <class Ops>
+struct layout_traits {
+  static constexpr std::size_t stride = Ops::stride;
+  static constexpr bool contiguous = [] {
+    if constexpr (requires { Ops::contiguous; })
+      return Ops::contiguous;
+    else
+      return false;
+  }();
+
+  static void init_bin(const bin_base& b) noexcept {
+    if constexpr (requires { Ops::init_bin(b); }) Ops::init_bin(b);
+  }
+
+  // Returns: the next assigned chunk after assigned chunk `i` (b.last() at
+  // the end): by (V1), i+1 if it is assigned, else link(i+1).next.
+  static std::uint32_t next_assigned(const bin_base& b, std::uint32_t i) noexcept {
+    if constexpr (requires { Ops::next_assigned(b, i); }) {
+      return Ops::next_assigned(b, i);
+    } else {
+      ++i;
+      return Ops::is_free(b, i) ? Ops::link_next(b, i) : i;
+    }
+  }
+  // Returns: the previous assigned chunk before assigned chunk `i` (0 at the
+  // start), likewise by (V2).
+  static std::uint32_t prev_assigned(const bin_base& b, std::uint32_t i) noexcept {
+    if constexpr (requires { Ops::prev_assigned(b, i); }) {
+      return Ops::prev_assigned(b, i);
+    } else {
+      --i;
+      return Ops::is_free(b, i) ? Ops::link_prev(b, i) : i;
+    }
+  }
+  // Returns: the first assigned user chunk of `b`, or b.last() if none (F0's
+  // next link, by (V1)).
+  static std::uint32_t first_assigned(const bin_base& b) noexcept { return Ops::link_next(b, 1); }
+  // Returns: the last assigned user chunk of `b`, or 0 if none.
+  static std::uint32_t last_assigned(const bin_base& b) noexcept { return Ops::link_prev(b, b.full_mark()); }
+
+  // Effects: f(T&) for every live chunk of `b`, in address order.
+  template <class T, class F>
+  static void for_each_live(const bin_base& b, F& f) {
+    if constexpr (requires { Ops::template for_each_live<T>(b, f); }) {
+      Ops::template for_each_live<T>(b, f);
+    } else {
+      const std::uint32_t last = b.last();
+      for (std::uint32_t i = first_assigned(b); i != last; i = next_assigned(b, i))
+        f(*std::launder(static_cast<T*>(Ops::payload(b, i))));
+    }
+  }
+
+  static constexpr std::size_t chunks_offset(std::uint32_t cap) noexcept {
+    return round_up(bin_header_bytes + Ops::extra_bytes(cap), std::max<std::size_t>(64, Ops::chunk_align));
+  }
+  static constexpr std::size_t bin_bytes(std::uint32_t cap) noexcept {
+    return chunks_offset(cap) + (std::size_t{cap} + 4) * Ops::stride;
+  }
+  // The paper's "about 64,000 chunks per bin", as one 2 MiB span: 86,918
+  // chunks of 24 B in the compact layout, 65,528 of 32 B interleaved.
+  static constexpr std::uint32_t default_capacity() noexcept {
+    const std::size_t fixed = chunks_offset(0) + 4 * Ops::stride;
+    if (fixed + Ops::stride > default_bin_span) return 1;
+    std::size_t cap = (default_bin_span - fixed) / Ops::stride;
+    while (cap > 1 && bin_bytes(static_cast<std::uint32_t>(cap)) > default_bin_span) --cap;
+    return static_cast<std::uint32_t>(cap);
+  }
+};
+
+}  // namespace travpool::detail

@@ -1,0 +1,116 @@
+// travpool/detail/platform.hpp: everything travpool asks of the operating
+// system and the CPU. No other header calls mmap, munmap, madvise,
+// membarrier or a pause instruction.
+//
+//   map_aligned(bytes, align)   zeroed, `align`-aligned anonymous memory
+//                               (huge pages advised for 2 MiB multiples)
+//   unmap(p, bytes)             give it back
+//   advise_free(p, bytes)       MADV_FREE: the kernel may reclaim the pages
+//   advise_dontneed(p, bytes)   MADV_DONTNEED: drop the pages now (they read
+//                               as zero afterwards)
+//   page_size                   4 KiB (the granule of the advice calls)
+//   membarrier_register()       membarrier(2) private expedited: register,
+//   membarrier_all()            then a full fence on every CPU running a
+//                               thread of this process
+//   cpu_relax()                 the spin-wait hint
+//
+// Supported: POSIX systems with mmap (Linux, the BSDs, macOS). membarrier is
+// Linux-only; elsewhere membarrier_register() returns false and bin locks
+// are never biased. MADV_FREE is used where defined; elsewhere advise_free
+// fails and released spans are unmapped instead of cached.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+
+#if !defined(__unix__) && !defined(__APPLE__)
+#error "travpool needs a POSIX system with mmap (Linux, BSD or macOS)"
+#endif
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace travpool::detail {
+
+inline constexpr std::size_t page_size = 4096;
+inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+
+// Effects: maps `bytes` of zeroed memory aligned to `align`, asking for huge
+// pages when `align` is a multiple of huge_page_bytes.
+// Requires: align is a power of two and a multiple of the page size; bytes
+// is a multiple of align.
+// Throws: std::bad_alloc when the kernel refuses.
+// Only the pages that are touched take physical memory.
+inline void* map_aligned(std::size_t bytes, std::size_t align) {
+  // Over-map by one alignment unit, then unmap the misaligned head and the tail.
+  const std::size_t request = bytes + align;
+  void* raw = ::mmap(nullptr, request, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  const auto base = reinterpret_cast<std::uintptr_t>(raw);
+  const std::uintptr_t aligned = (base + align - 1) & ~(std::uintptr_t{align} - 1);
+  const std::size_t head = aligned - base;
+  const std::size_t tail = request - head - bytes;
+  if (head != 0) ::munmap(raw, head);
+  if (tail != 0) ::munmap(reinterpret_cast<void*>(aligned + bytes), tail);
+#ifdef MADV_HUGEPAGE
+  // Spans of whole huge pages are backed by them where the kernel allows:
+  // one fault and one TLB entry per 2 MiB instead of 512.
+  if (align % huge_page_bytes == 0) ::madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
+#endif
+  return reinterpret_cast<void*>(aligned);
+}
+inline void* map_aligned(std::size_t span) { return map_aligned(span, span); }
+
+// Effects: returns [p, p + bytes), from map_aligned, to the system.
+inline void unmap(void* p, std::size_t bytes) noexcept { ::munmap(p, bytes); }
+
+// Returns: whether the kernel accepted MADV_FREE for the range.
+inline bool advise_free([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes) noexcept {
+#ifdef MADV_FREE
+  return ::madvise(p, bytes, MADV_FREE) == 0;
+#else
+  return false;
+#endif
+}
+
+// Returns: whether the kernel dropped the range's pages (MADV_DONTNEED).
+inline bool advise_dontneed(void* p, std::size_t bytes) noexcept { return ::madvise(p, bytes, MADV_DONTNEED) == 0; }
+
+// Returns: whether the process is registered for membarrier_all().
+inline bool membarrier_register() noexcept {
+#if defined(__linux__) && defined(SYS_membarrier)
+  return ::syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+#else
+  return false;
+#endif
+}
+
+// Requires: membarrier_register() returned true. Effects: a full memory
+// barrier on every CPU that runs a thread of this process. Aborts if the
+// barrier fails after registration succeeded (a seccomp filter installed
+// later, say): its callers cannot proceed safely without it.
+inline void membarrier_all() noexcept {
+#if defined(__linux__) && defined(SYS_membarrier)
+  if (::syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) std::abort();
+#endif
+}
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+}  // namespace travpool::detail
