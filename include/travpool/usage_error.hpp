@@ -6,7 +6,7 @@
 namespace travpool {
 
 // Thrown when a pool is misused (double destroy, foreign or interior
-// pointer, an iterator to a destroyed element under TRAVPOOL_CHECKS, a
+// pointer, an iterator to a destroyed element under checks::on, a
 // re-entrant call that would deadlock). The pool is left unchanged.
 class usage_error : public std::logic_error {
  public:

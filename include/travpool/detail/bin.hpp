@@ -152,7 +152,7 @@ struct bin_base {
     std::uint32_t bins_scanned = 0;      // likewise
     std::uint32_t peak_live = 0;
   } counters_;
-  // TRAVPOOL_CHECKS with sync::bin_locks: odd while a create or destroy is
+  // checks::on with sync::bin_locks: odd while a create or destroy is
   // changing this bin (a seqlock-style count), so sweeps can detect a race
   // without taking the lock.
   std::atomic<std::uint32_t> mods_{0};
