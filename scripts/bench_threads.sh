@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Thread benchmarks: concurrent creation (Figure 12), churn, producer-consumer
 # and parallel traversal (Figure 13), side by side, median of repetitions.
-# Writes build/bench-threads/*.json and docs/threads.md.
+# Writes build/bench-threads/*.json and the tables of the run to
+# build/bench-threads/threads.md (docs/threads.md quotes them).
 # Usage: scripts/bench_threads.sh [--n=N] [--reps=R]   (defaults 20,000,000 and 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,5 +36,5 @@ done
 echo "== concurrent_bench, concurrent_pool, TRAVPOOL_BIASED_LOCKS=0"
 TRAVPOOL_BIASED_LOCKS=0 build/release/bench/concurrent_bench --n="$n" "${common[@]}" \
   --benchmark_filter='concurrent_pool_c' --benchmark_out="$out/concurrent_bench_unbiased.json" --benchmark_out_format=json
-python3 scripts/bench_threads_report.py "$out" > docs/threads.md
-echo "wrote docs/threads.md"
+python3 scripts/bench_threads_report.py "$out" > "$out/threads.md"
+echo "wrote $out/threads.md"
