@@ -23,68 +23,55 @@ struct layout_category {};
 struct sync_category {};
 struct stats_category {};
 struct checks_category {};
+// The base of every option tag: names its category.
+template <class Category>
+struct option_tag {
+  using category = Category;
+};
 }  // namespace detail
 
 namespace layout {
 // The paper's chunk (Listing 2): payload and free-chunk links share storage,
 // and a 4-byte status word sits beside every payload.
-struct interleaved {
-  using category = detail::layout_category;
-};
+struct interleaved : detail::option_tag<detail::layout_category> {};
 // Status bits in a per-bin bitmap and free-chunk links inside the free
 // payload: chunks are max(sizeof(T), 12) bytes apart (rounded up to
 // alignof(T)), live runs are contiguous arrays, sweeps test 64 chunks at once.
-struct compact {
-  using category = detail::layout_category;
-};
+struct compact : detail::option_tag<detail::layout_category> {};
 }  // namespace layout
 
 namespace sync {
 // No synchronisation: the pool is used by one thread at a time.
-struct none {
-  using category = detail::sync_category;
-};
+struct none : detail::option_tag<detail::sync_category> {};
 // The paper's section 4: a lock per bin, a readers-writers lock on the bin
 // list, and a remembered bin per thread and pool. create, destroy (from any
 // thread), contains, get_iterator, size, reserve, clear and shrink_to_fit are
 // thread-safe; sweeping, partitioning and validate need a quiescent pool.
-struct bin_locks {
-  using category = detail::sync_category;
-};
+struct bin_locks : detail::option_tag<detail::sync_category> {};
 // One mutex around every operation (the paper's "small object allocator
 // mutex" of Figure 12): the comparison point for bin_locks.
-struct global_mutex {
-  using category = detail::sync_category;
-};
+struct global_mutex : detail::option_tag<detail::sync_category> {};
 }  // namespace sync
 
 namespace stats {
 // No statistics (zero cost).
-struct none {
-  using category = detail::stats_category;
-};
+struct none : detail::option_tag<detail::stats_category> {};
 // Counters in the style of the llheap thesis: creates, destroys, destroys
 // from another thread, bins allocated and released, peak live elements, and
 // for sync::bin_locks failed try_locks and bins scanned by creates. Kept per
 // bin (and per pool for bins released), summed by pool.stats().
-struct counters {
-  using category = detail::stats_category;
-};
+struct counters : detail::option_tag<detail::stats_category> {};
 }  // namespace stats
 
 namespace checks {
 // No debug checks: iterator operations are noexcept.
-struct off {
-  using category = detail::checks_category;
-};
+struct off : detail::option_tag<detail::checks_category> {};
 // Debug checks: dereferencing, incrementing or erasing through an iterator
 // whose element was destroyed, or while another thread modifies its bin,
 // throws usage_error (so those operations are not noexcept), and pools
 // report leaks when destroyed (config.hpp: TRAVPOOL_LEAK_REPORT). Misuse of
 // create/destroy/contains is detected with either option.
-struct on {
-  using category = detail::checks_category;
-};
+struct on : detail::option_tag<detail::checks_category> {};
 }  // namespace checks
 
 namespace detail {

@@ -174,18 +174,20 @@ class local_bins : public Storage {
   }
 
   void avail_push_front(bin* b) noexcept {
-    b->in_avail_ = true;
-    b->avail_prev_ = nullptr;
-    b->avail_next_ = avail_head_;
-    (avail_head_ != nullptr ? avail_head_->avail_prev_ : avail_tail_) = b;
-    avail_head_ = b;
+    avail_link<&bin::avail_next_, &bin::avail_prev_>(b, avail_head_, avail_tail_);
   }
   void avail_push_back(bin* b) noexcept {
+    avail_link<&bin::avail_prev_, &bin::avail_next_>(b, avail_tail_, avail_head_);
+  }
+  // Links b in at the list's end `end` (head or tail; `other` is the other
+  // end): b's `Out` link names the old end, its `In` link is null.
+  template <bin* bin::*Out, bin* bin::*In>
+  static void avail_link(bin* b, bin*& end, bin*& other) noexcept {
     b->in_avail_ = true;
-    b->avail_next_ = nullptr;
-    b->avail_prev_ = avail_tail_;
-    (avail_tail_ != nullptr ? avail_tail_->avail_next_ : avail_head_) = b;
-    avail_tail_ = b;
+    b->*In = nullptr;
+    b->*Out = end;
+    (end != nullptr ? end->*In : other) = b;
+    end = b;
   }
   void avail_erase(bin* b) noexcept {
     (b->avail_prev_ != nullptr ? b->avail_prev_->avail_next_ : avail_head_) = b->avail_next_;
