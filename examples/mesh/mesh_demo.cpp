@@ -11,6 +11,7 @@
 // Exit status: 0 on success, 1 on bad input, 2 on a bad command line.
 
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -102,9 +103,13 @@ using timing::now;
 using timing::peak_rss_bytes;
 using timing::timed;
 
-void progress(const char* fmt, auto... args) {
+// printf-style: the format attribute lets the compiler check each call.
+[[gnu::format(printf, 1, 2)]] void progress(const char* fmt, ...) {
   std::fprintf(stderr, "[mesh_demo] ");
-  std::fprintf(stderr, fmt, args...);
+  std::va_list args;
+  va_start(args, fmt);
+  std::vfprintf(stderr, fmt, args);
+  va_end(args);
   std::fputc('\n', stderr);
   std::fflush(stderr);
 }

@@ -23,6 +23,13 @@ namespace migration {
 
 struct particle {
   double x, y, z;
+#if !defined(__cpp_aggregate_paren_init)
+  // Compilers without C++20's parenthesized aggregate initialization
+  // (P0960; clang before 16) cannot run boost::object_pool::construct(x, y, z)
+  // on an aggregate.
+  particle() = default;
+  particle(double x_, double y_, double z_) : x(x_), y(y_), z(z_) {}
+#endif
 };
 
 // ---------------------------------------------------------------------------
