@@ -68,7 +68,7 @@ void free_chunk(Bins& s, const chunk& c) {
       (td::local_bins<td::bin_storage<td::compact_layout<24, 8>, td::counting_stats, false>>), \
       (td::mutex_bins<td::local_bins<td::bin_storage<td::interleaved_layout<16, 8>, td::no_stats, true>>>)
 
-TEMPLATE_TEST_CASE("local_bins: take fills one bin at a time; a free in a full bin moves it to the front",
+TEMPLATE_TEST_CASE("local_bins: take fills one bin at a time, a free in a full bin moves it to the front",
                    "[acquire][local]", LOCAL_TYPES) {
   TestType s(4);
   std::set<chunk> model;
@@ -153,7 +153,7 @@ TEMPLATE_TEST_CASE("local_bins: untake undoes a take, giving back a bin it added
   s.release_all(nullptr);
 }
 
-TEMPLATE_TEST_CASE("local_bins: reserve adds empty bins at the back; shrink gives back the empty ones",
+TEMPLATE_TEST_CASE("local_bins: reserve adds empty bins at the back, shrink gives back the empty ones",
                    "[acquire][local]", LOCAL_TYPES) {
   TestType s(4);
   s.reserve(10);
@@ -197,7 +197,7 @@ TEMPLATE_TEST_CASE("local_bins: reserve adds empty bins at the back; shrink give
   s.release_all(nullptr);
 }
 
-TEMPLATE_TEST_CASE("local_bins: clear empties every bin and keeps them; release_all gives them back",
+TEMPLATE_TEST_CASE("local_bins: clear empties every bin and keeps them, release_all gives them back",
                    "[acquire][local]", LOCAL_TYPES) {
   TestType s(5);
   std::set<chunk> model;

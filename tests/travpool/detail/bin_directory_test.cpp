@@ -45,7 +45,7 @@ std::vector<const void*> probes(std::byte* base, std::size_t span) {
 
 }  // namespace
 
-TEST_CASE("insert maps every granule of a span to its header; erase unmaps every one", "[directory]") {
+TEST_CASE("insert maps every granule of a span to its header, erase unmaps every one", "[directory]") {
   for (std::size_t span : {granule, 2 * granule, std::size_t{1} << 20, std::size_t{2} << 20, std::size_t{4} << 20}) {
     INFO("span " << span);
     // Room for the span and one unregistered neighbour on each side.

@@ -83,7 +83,7 @@ TEST_CASE("bin_storage: capacity limits and span size", "[storage]") {
   CHECK(a.id() != b.id());
 }
 
-TEMPLATE_TEST_CASE("bin_storage: make_bin maps an empty, registered, unlinked bin; link appends", "[storage]",
+TEMPLATE_TEST_CASE("bin_storage: make_bin maps an empty, registered, unlinked bin, link appends", "[storage]",
                    STORAGE_TYPES) {
   using ops = typename TestType::ops;
   using traits = td::layout_traits<ops>;
@@ -173,7 +173,7 @@ TEMPLATE_TEST_CASE("bin_storage: chunk_index names user chunk starts only", "[st
   s.release_all([](td::bin_base&) {});
 }
 
-TEMPLATE_TEST_CASE("bin_storage: unlink takes a bin off the list and the directory; unmap_bin gives its span back",
+TEMPLATE_TEST_CASE("bin_storage: unlink takes a bin off the list and the directory, unmap_bin gives its span back",
                    "[storage]", STORAGE_TYPES) {
   TestType s(100);
   td::bin_base* b[3];
@@ -235,7 +235,7 @@ TEMPLATE_TEST_CASE("bin_storage: release_all visits every listed bin once, in or
   s.release_all([](td::bin_base&) {});
 }
 
-TEMPLATE_TEST_CASE("bin_storage: steal moves the bins and the identity; the victim is empty with a new id", "[storage]",
+TEMPLATE_TEST_CASE("bin_storage: steal moves the bins and the identity, the victim is empty with a new id", "[storage]",
                    STORAGE_TYPES) {
   TestType a(40), b(40);
   std::vector<td::bin_base*> made;

@@ -190,7 +190,7 @@ TEST_CASE("span_source: batches double and spans come out aligned, in address or
   }
 }
 
-TEST_CASE("span_source: give_back of the last span re-uses it, zeroed; other spans are unmapped",
+TEST_CASE("span_source: give_back of the last span re-uses it, zeroed, other spans are unmapped",
           "[span_cache][span_source]") {
   cache_guard guard;
   cache().set_limit(0);
