@@ -1,0 +1,451 @@
+// bin_algorithms on a raw bin, without a pool and without a payload type:
+// a bin_base placed at the start of an aligned, poisoned buffer. Every
+// reachable state of bins with 1-6 chunks is checked against a model of the
+// invariants (V1)-(V5) of detail/bin.hpp, and a randomized differential run
+// on larger bins makes free runs cross the compact layout's bitmap words.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <random>
+#include <sstream>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <travpool/detail/bin.hpp>
+#include <travpool/detail/bin_algorithms.hpp>
+#include <travpool/detail/layout_compact.hpp>
+#include <travpool/detail/layout_interleaved.hpp>
+#include <travpool/detail/layout_traits.hpp>
+
+namespace {
+
+namespace td = travpool::detail;
+
+// A bin in heap memory filled with `poison` before init, so that the test
+// can tell the chunks the algorithms never wrote (lazy initialisation, V5).
+template <class Ops>
+class raw_bin {
+ public:
+  using traits = td::layout_traits<Ops>;
+  using algo = td::bin_algorithms<Ops>;
+  static constexpr std::size_t alignment = 4096;
+
+  raw_bin(std::uint32_t cap, unsigned char poison)
+      : bytes_(td::round_up(traits::bin_bytes(cap), alignment)),
+        mem_(static_cast<std::byte*>(std::aligned_alloc(alignment, bytes_))),
+        poison_(poison) {
+    if (mem_ == nullptr) throw std::bad_alloc();
+    std::memset(mem_, poison, bytes_);
+    b_ = ::new (mem_) td::bin_base();
+    b_->chunks_ = mem_ + traits::chunks_offset(cap);
+    b_->capacity_ = cap;
+    algo::init(*b_);
+  }
+  raw_bin(const raw_bin&) = delete;
+  raw_bin& operator=(const raw_bin&) = delete;
+  ~raw_bin() {
+    b_->~bin_base();
+    std::free(mem_);
+  }
+
+  td::bin_base& bin() const noexcept { return *b_; }
+
+  // Returns: whether no byte of chunk i was written since construction.
+  bool untouched(std::uint32_t i) const noexcept {
+    const std::byte* p = b_->chunks_ + std::size_t{i} * Ops::stride;
+    for (std::size_t k = 0; k < Ops::stride; ++k)
+      if (p[k] != std::byte{poison_}) return false;
+    return true;
+  }
+
+ private:
+  std::size_t bytes_;
+  std::byte* mem_;
+  unsigned char poison_;
+  td::bin_base* b_ = nullptr;
+};
+
+// What the bin should be: the assigned chunks, the stack of released chunks
+// below `fresh` (V4, top = back) and `fresh`.
+struct bin_model {
+  explicit bin_model(std::uint32_t capacity) : cap(capacity), assigned(std::size_t{capacity} + 4, false) {
+    assigned[0] = assigned[a1()] = true;
+  }
+  std::uint32_t f1() const { return cap + 2; }
+  std::uint32_t a1() const { return cap + 3; }
+  bool full() const { return stack.empty() && fresh == f1(); }
+  std::uint32_t head() const { return stack.empty() ? fresh : stack.back(); }
+
+  // The chunk create must return, per (V4).
+  std::uint32_t create() {
+    std::uint32_t i;
+    if (!stack.empty()) {
+      i = stack.back();
+      stack.pop_back();
+    } else {
+      i = fresh++;
+    }
+    assigned[i] = true;
+    ++live;
+    return i;
+  }
+  void release(std::uint32_t i) {
+    assigned[i] = false;
+    stack.push_back(i);
+    --live;
+  }
+  std::vector<std::uint32_t> live_chunks() const {
+    std::vector<std::uint32_t> v;
+    for (std::uint32_t i = td::first_user_chunk; i <= cap + 1; ++i)
+      if (assigned[i]) v.push_back(i);
+    return v;
+  }
+  std::uint32_t succ(std::uint32_t i) const {
+    for (std::uint32_t j = i + 1;; ++j)
+      if (assigned[j]) return j;
+  }
+  std::uint32_t pred(std::uint32_t i) const {
+    for (std::uint32_t j = i - 1;; --j)
+      if (assigned[j]) return j;
+  }
+
+  std::uint32_t cap;
+  std::vector<bool> assigned;  // chunk index -> assigned (A0, A1 always)
+  std::vector<std::uint32_t> stack;
+  std::uint32_t fresh = td::first_user_chunk;
+  std::uint32_t live = 0;
+};
+
+// Returns: the first difference between the bin and the model, or "".
+// Checks the header, every chunk's status and is_live, (V1)-(V5), the O(1)
+// steps from every assigned chunk and both walks.
+template <class Ops>
+std::string check_bin(const raw_bin<Ops>& rb, const bin_model& m) {
+  using traits = td::layout_traits<Ops>;
+  using algo = td::bin_algorithms<Ops>;
+  const td::bin_base& b = rb.bin();
+  const std::uint32_t f1 = m.f1(), a1 = m.a1();
+  auto num = [](std::uint64_t v) { return std::to_string(v); };
+  auto at = [&](std::uint32_t i, const std::string& what) { return "chunk " + num(i) + ": " + what; };
+
+  if (b.capacity_ != m.cap || b.full_mark() != f1 || b.last() != a1) return "capacity or marks changed";
+  if (b.live_ != m.live) return "live_ " + num(b.live_) + ", model " + num(m.live);
+  if (b.fresh_ != m.fresh) return "fresh_ " + num(b.fresh_) + ", model " + num(m.fresh);
+  if (b.free_head_ != m.head()) return "free_head_ " + num(b.free_head_) + ", model " + num(m.head());
+  if (b.full() != m.full()) return "full() disagrees";
+
+  // Status of every written chunk; is_live of every index.
+  for (std::uint32_t i = 0; i <= a1; ++i) {
+    const bool written = i <= m.fresh || i >= f1;
+    if (written && i <= a1 && Ops::is_free(b, i) == m.assigned[i]) return at(i, "status disagrees with the model");
+    const bool user = i >= td::first_user_chunk && i <= m.cap + 1;
+    if (algo::is_live(b, i) != (user && m.assigned[i])) return at(i, "is_live disagrees with the model");
+  }
+  if (algo::is_live(b, a1 + 1)) return "is_live past A1";
+
+  // (V1), (V2): boundary links of every free run (only written chunks can
+  // border an assigned one).
+  for (std::uint32_t i = 1; i < a1; ++i) {
+    if (m.assigned[i]) continue;
+    if (m.assigned[i - 1] && Ops::link_next(b, i) != m.succ(i))
+      return at(i, "(V1) next " + num(Ops::link_next(b, i)) + ", succ " + num(m.succ(i)));
+    if (m.assigned[i + 1] && Ops::link_prev(b, i) != m.pred(i))
+      return at(i, "(V2) prev " + num(Ops::link_prev(b, i)) + ", pred " + num(m.pred(i)));
+  }
+  // (V3): the head's links.
+  const std::uint32_t h = b.free_head_;
+  if (h <= m.cap + 1 && (Ops::link_next(b, h) != m.succ(h) || Ops::link_prev(b, h) != m.pred(h)))
+    return at(h, "(V3) the head's links are stale");
+  // (V4): released chunks in LIFO order, then fresh, fresh + 1, ...
+  std::uint32_t k = h;
+  for (auto it = m.stack.rbegin(); it != m.stack.rend(); ++it) {
+    if (k != *it) return "(V4) free list has " + num(k) + " where the model has " + num(*it);
+    k = Ops::free_next(b, k);
+  }
+  if (k != m.fresh) return "(V4) free list continues at " + num(k) + ", not at fresh " + num(m.fresh);
+  if (m.fresh < f1 && Ops::free_next(b, m.fresh) != m.fresh + 1) return at(m.fresh, "(V4) fresh chunk's next");
+  // (V5): chunks above fresh + 1 .. capacity + 1 were never written.
+  for (std::uint32_t i = m.fresh + 1; i <= m.cap + 1; ++i)
+    if (!rb.untouched(i)) return at(i, "(V5) written although above fresh");
+
+  // Steps from every assigned chunk, pseudo chunks included.
+  for (std::uint32_t i = 0; i <= a1; ++i) {
+    if (!m.assigned[i]) continue;
+    if (i != a1 && traits::next_assigned(b, i) != m.succ(i))
+      return at(i, "next_assigned " + num(traits::next_assigned(b, i)) + ", succ " + num(m.succ(i)));
+    if (i != 0 && traits::prev_assigned(b, i) != m.pred(i))
+      return at(i, "prev_assigned " + num(traits::prev_assigned(b, i)) + ", pred " + num(m.pred(i)));
+  }
+  // Walks, forward and backward.
+  const std::vector<std::uint32_t> want = m.live_chunks();
+  std::vector<std::uint32_t> fwd, bwd;
+  for (std::uint32_t i = traits::first_assigned(b); i != a1 && fwd.size() <= a1; i = traits::next_assigned(b, i))
+    fwd.push_back(i);
+  for (std::uint32_t i = traits::last_assigned(b); i != 0 && bwd.size() <= a1; i = traits::prev_assigned(b, i))
+    bwd.push_back(i);
+  std::reverse(bwd.begin(), bwd.end());
+  if (fwd != want) return "forward walk differs from the model";
+  if (bwd != want) return "backward walk differs from the model";
+  return {};
+}
+
+// Every word that can influence the bin's future, plus the model.
+template <class Ops>
+std::string state_key(const raw_bin<Ops>& rb, const bin_model& m) {
+  const td::bin_base& b = rb.bin();
+  std::string k;
+  auto put = [&k](std::uint32_t v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(b.free_head_), put(b.fresh_), put(b.live_);
+  for (std::uint32_t i = 0; i <= b.last(); ++i) {
+    if (i > b.fresh_ && i < b.full_mark()) continue;  // never written
+    const bool f = Ops::is_free(b, i);
+    put(f);
+    if (f) put(Ops::free_next(b, i)), put(Ops::link_next(b, i)), put(Ops::link_prev(b, i));
+  }
+  for (std::uint32_t i : m.stack) put(i);
+  return k;
+}
+
+constexpr std::uint32_t create_op = 0;  // else: release chunk `op`
+
+// Effects: applies `op` to the bin and to the model; create must return
+// the chunk the model predicts.
+template <class Ops>
+void apply(raw_bin<Ops>& rb, bin_model& m, std::uint32_t op) {
+  if (op == create_op) {
+    const std::uint32_t want = m.create();
+    const std::uint32_t got = td::bin_algorithms<Ops>::create(rb.bin());
+    REQUIRE(got == want);
+  } else {
+    m.release(op);
+    td::bin_algorithms<Ops>::release(rb.bin(), op);
+  }
+}
+
+struct bfs_result {
+  std::size_t states;
+  std::size_t edges;
+};
+
+// Breadth-first search over create/release from an empty bin until no new
+// state appears; every state reached is checked.
+template <class Ops>
+bfs_result explore(std::uint32_t cap, unsigned char poison) {
+  std::unordered_set<std::string> seen;
+  std::vector<std::vector<std::uint32_t>> frontier{{}};
+  {
+    raw_bin<Ops> rb(cap, poison);
+    bin_model m(cap);
+    const std::string err = check_bin(rb, m);
+    INFO("empty bin: " << err);
+    REQUIRE(err.empty());
+    seen.insert(state_key(rb, m));
+  }
+  std::size_t edges = 0;
+  while (!frontier.empty()) {
+    std::vector<std::vector<std::uint32_t>> next;
+    for (const auto& seq : frontier) {
+      std::vector<std::uint32_t> ops;
+      {
+        bin_model m(cap);
+        raw_bin<Ops> rb(cap, poison);
+        for (std::uint32_t op : seq) apply(rb, m, op);
+        if (!m.full()) ops.push_back(create_op);
+        for (std::uint32_t i : m.live_chunks()) ops.push_back(i);
+      }
+      for (std::uint32_t op : ops) {
+        bin_model m(cap);
+        raw_bin<Ops> rb(cap, poison);
+        for (std::uint32_t s : seq) apply(rb, m, s);
+        apply(rb, m, op);
+        ++edges;
+        const std::string err = check_bin(rb, m);
+        if (!err.empty()) {
+          std::ostringstream path;
+          for (std::uint32_t s : seq) (s == create_op ? path << "c" : path << "r" << s) << ' ';
+          (op == create_op ? path << "c" : path << "r" << op);
+          FAIL("capacity " << cap << ", after [" << path.str() << "]: " << err);
+        }
+        if (seen.insert(state_key(rb, m)).second) {
+          next.push_back(seq);
+          next.back().push_back(op);
+        }
+      }
+    }
+    frontier = std::move(next);
+  }
+  return {seen.size(), edges};
+}
+
+// Number of (assigned set, release stack, fresh) triples reachable in a bin
+// of capacity n: for each fresh f, any subset of the f - 2 used chunks is
+// free, in any order on the stack.
+std::size_t model_states(std::uint32_t n) {
+  std::size_t total = 0;
+  for (std::uint32_t used = 0; used <= n; ++used) {
+    // sum over k free of C(used, k) * k!
+    std::size_t arrangements = 0, falling = 1;
+    for (std::uint32_t k = 0; k <= used; ++k) {
+      arrangements += falling;  // used! / (used - k)!
+      falling *= used - k;
+    }
+    total += arrangements;
+  }
+  return total;
+}
+
+}  // namespace
+
+#define BIN_TEST_LAYOUTS                                                                \
+  (td::compact_layout<16, 8>), (td::compact_layout<24, 8>), (td::compact_layout<4, 4>), \
+      (td::interleaved_layout<16, 8>), (td::interleaved_layout<24, 8>), (td::interleaved_layout<4, 4>)
+
+TEMPLATE_TEST_CASE("bin geometry: chunk array placement, bin size and default capacity", "[bin][geometry]",
+                   BIN_TEST_LAYOUTS) {
+  using traits = td::layout_traits<TestType>;
+  for (std::uint32_t cap : {1u, 2u, 60u, 61u, 300u, 100000u}) {
+    INFO("capacity " << cap);
+    const std::size_t off = traits::chunks_offset(cap);
+    CHECK(off % 64 == 0);
+    CHECK(off % TestType::chunk_align == 0);
+    CHECK(off >= td::bin_header_bytes + TestType::extra_bytes(cap));
+    CHECK(off < td::bin_header_bytes + TestType::extra_bytes(cap) + std::max<std::size_t>(64, TestType::chunk_align));
+    CHECK(traits::bin_bytes(cap) == off + (std::size_t{cap} + 4) * TestType::stride);
+  }
+  CHECK(TestType::stride >= 12);  // three u32 words of a free chunk
+  CHECK(TestType::stride % TestType::chunk_align == 0);
+  const std::uint32_t d = traits::default_capacity();
+  CHECK(traits::bin_bytes(d) <= td::default_bin_span);
+  CHECK(traits::bin_bytes(d + 1) > td::default_bin_span);
+}
+
+TEST_CASE("bin geometry: the strides and default capacities the design note states", "[bin][geometry]") {
+  STATIC_REQUIRE(td::compact_layout<24, 8>::stride == 24);
+  STATIC_REQUIRE(td::compact_layout<16, 8>::stride == 16);
+  STATIC_REQUIRE(td::compact_layout<4, 4>::stride == 12);
+  STATIC_REQUIRE(td::interleaved_layout<16, 8>::stride == 24);
+  STATIC_REQUIRE(td::interleaved_layout<24, 8>::stride == 32);
+  STATIC_REQUIRE(td::interleaved_layout<4, 4>::stride == 12);
+  CHECK(td::layout_traits<td::compact_layout<24, 8>>::default_capacity() == 86918);
+  CHECK(td::layout_traits<td::interleaved_layout<24, 8>>::default_capacity() == 65528);
+}
+
+TEMPLATE_TEST_CASE("a new bin is empty and touches only its first and last chunks", "[bin][algorithms]",
+                   BIN_TEST_LAYOUTS) {
+  using traits = td::layout_traits<TestType>;
+  using algo = td::bin_algorithms<TestType>;
+  for (std::uint32_t cap : {1u, 2u, 3u, 64u, 300u}) {
+    for (unsigned char poison : {0x5a, 0xa5}) {
+      INFO("capacity " << cap << ", poison " << int{poison});
+      raw_bin<TestType> rb(cap, poison);
+      const td::bin_base& b = rb.bin();
+      CHECK(b.free_head_ == td::first_user_chunk);
+      CHECK(b.fresh_ == td::first_user_chunk);
+      CHECK(b.live_ == 0);
+      CHECK_FALSE(b.full());
+      CHECK(traits::first_assigned(b) == b.last());
+      CHECK(traits::last_assigned(b) == 0);
+      for (std::uint32_t i = 3; i <= cap + 1; ++i) REQUIRE(rb.untouched(i));
+      const std::string err = check_bin(rb, bin_model(cap));
+      INFO(err);
+      CHECK(err.empty());
+      // peek reads the head without changing anything; commit_create of
+      // what it returned is create.
+      const auto before = state_key(rb, bin_model(cap));
+      const auto p = algo::peek(b);
+      CHECK(p.index == td::first_user_chunk);
+      CHECK(p.free_next == td::first_user_chunk + 1);
+      CHECK(p.link_next == b.last());
+      CHECK(p.link_prev == 0);
+      CHECK(state_key(rb, bin_model(cap)) == before);
+      algo::commit_create(rb.bin(), p);
+      bin_model m(cap);
+      m.create();
+      const std::string err2 = check_bin(rb, m);
+      INFO(err2);
+      CHECK(err2.empty());
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("every reachable state of a raw bin satisfies (V1)-(V5)", "[bin][algorithms][exhaustive]",
+                   BIN_TEST_LAYOUTS) {
+  for (std::uint32_t cap = 1; cap <= 6; ++cap) {
+    for (unsigned char poison : {0x5a, 0xa5}) {
+      INFO("capacity " << cap << ", poison " << int{poison});
+      const bfs_result r = explore<TestType>(cap, poison);
+      // The search closes (the loop ends) and reaches exactly the model's
+      // states: every (assigned set, free-list order, fresh) is reachable,
+      // and the bin's words, stale links inside free runs included, are a
+      // function of it (bin_algorithms.hpp's argument for (V3) relies on it).
+      CHECK(r.states == model_states(cap));
+      if (poison == 0x5a)
+        WARN("capacity " << cap << ": " << r.states << " distinct states (" << model_states(cap) << " model states), "
+                         << r.edges << " transitions checked");
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("randomized create/release on large bins matches a model", "[bin][algorithms][random]",
+                   BIN_TEST_LAYOUTS) {
+  for (std::uint32_t cap : {61u, 127u, 300u}) {
+    INFO("capacity " << cap);
+    raw_bin<TestType> rb(cap, 0x5a);
+    bin_model m(cap);
+    std::mt19937 rng(cap);
+    using algo = td::bin_algorithms<TestType>;
+    using traits = td::layout_traits<TestType>;
+    std::size_t word_jumps = 0, long_jumps = 0, fills = 0, drains = 0;
+    // Phases: fill up, thin out to 40%, drain, refill to 70%, ...
+    constexpr double targets[] = {1.0, 0.4, 0.0, 0.7};
+    double target = 1.0;
+    for (int step = 0; step < 9600; ++step) {
+      if (step % 800 == 0) target = targets[(step / 800) % 4];
+      const double density = double(m.live) / cap;
+      const bool below = density < target;
+      const bool create = !m.full() && (m.live == 0 || (rng() % 100) < (below ? 80u : 20u));
+      if (create) {
+        apply(rb, m, create_op);
+      } else {
+        const auto live = m.live_chunks();
+        const std::uint32_t first = live[rng() % live.size()];
+        // When thinning out, now and then free a block, so that free runs
+        // span bitmap words.
+        const std::uint32_t span = !below && rng() % 8 == 0 ? 1 + rng() % 90 : 1;
+        for (std::uint32_t i : live)
+          if (i >= first && i < first + span) apply(rb, m, i);
+      }
+      fills += m.full();
+      drains += m.live == 0;
+      const std::string err = check_bin(rb, m);
+      if (!err.empty()) FAIL("step " << step << ": " << err);
+      const td::bin_base& b = rb.bin();
+      for (std::uint32_t i = traits::first_assigned(b); i != b.last(); i = traits::next_assigned(b, i)) {
+        const std::uint32_t j = traits::next_assigned(b, i);
+        word_jumps += j - i > 1 && (i >> 6) != (j >> 6);
+        long_jumps += j - i > 64;
+      }
+    }
+    // The run exercised what it is for.
+    CHECK(word_jumps > 0);
+    if (cap > 64) CHECK(long_jumps > 0);  // a free run longer than a bitmap word
+    CHECK(fills > 0);
+    CHECK(drains > 0);
+    // Draining everything leaves an empty bin whose free list is the LIFO
+    // of the releases, then fresh.
+    for (std::uint32_t i : m.live_chunks()) apply(rb, m, i);
+    const std::string err = check_bin(rb, m);
+    INFO(err);
+    CHECK(err.empty());
+    CHECK(traits::first_assigned(rb.bin()) == rb.bin().last());
+    REQUIRE_FALSE(m.stack.empty());
+    CHECK(algo::peek(rb.bin()).index == m.stack.back());
+  }
+}
