@@ -226,10 +226,19 @@ class basic_allocator {
         return;
       }
     }
+    // Sized delete where the compiler provides it (clang without
+    // -fsized-deallocation does not), else the unsized form.
+#if defined(__cpp_sized_deallocation)
     if constexpr (alignof(T) > __STDCPP_DEFAULT_NEW_ALIGNMENT__)
       ::operator delete (p, n * sizeof(T), std::align_val_t{alignof(T)});
     else
       ::operator delete(p, n * sizeof(T));
+#else
+    if constexpr (alignof(T) > __STDCPP_DEFAULT_NEW_ALIGNMENT__)
+      ::operator delete (p, std::align_val_t{alignof(T)});
+    else
+      ::operator delete(p);
+#endif
   }
 
   constexpr size_type max_size() const noexcept { return std::numeric_limits<size_type>::max() / sizeof(T); }

@@ -162,11 +162,11 @@ class basic_pool {
   TRAVPOOL_ALWAYS_INLINE T* create(A&&... args) {
     const detail::taken t = core_.take();
     void* where = ops::payload(*t.bin, t.index);
-    if constexpr (std::is_nothrow_constructible_v<T, A&&...>) {
-      return ::new (where) T(std::forward<A>(args)...);
+    if constexpr (nothrow_construct<A...>) {
+      return construct(where, std::forward<A>(args)...);
     } else {
       try {
-        return ::new (where) T(std::forward<A>(args)...);
+        return construct(where, std::forward<A>(args)...);
       } catch (...) {
         core_.untake(t);
         throw;
@@ -344,6 +344,23 @@ class basic_pool {
 
  private:
   friend struct detail::test_access;
+
+  // T(args...), or T{args...} for an aggregate without such a constructor
+  // (compilers without C++20's parenthesised aggregate initialisation).
+  template <class... A>
+  static constexpr bool nothrow_construct = [] {
+    if constexpr (std::is_constructible_v<T, A&&...>)
+      return std::is_nothrow_constructible_v<T, A&&...>;
+    else
+      return noexcept(T{std::declval<A&&>()...});
+  }();
+  template <class... A>
+  static T* construct(void* where, A&&... args) noexcept(nothrow_construct<A...>) {
+    if constexpr (std::is_constructible_v<T, A&&...>)
+      return ::new (where) T(std::forward<A>(args)...);
+    else
+      return ::new (where) T{std::forward<A>(args)...};
+  }
 
   // Returns: the chunk index of the live element p in b, or 0 if p is not
   // one. Requires: b == core_.find(p), inside core_.locked(b, ...).

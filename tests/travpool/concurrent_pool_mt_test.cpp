@@ -176,7 +176,7 @@ TEST_CASE("a pool destroyed while threads that used it still live", "[concurrent
   b->~basic_pool();
 }
 
-TEST_CASE("threads exit; their pool and new threads carry on", "[concurrent][lifetime]") {
+TEST_CASE("threads exit, and their pool and new threads carry on", "[concurrent][lifetime]") {
   travpool::concurrent_pool<int> pool(travpool::bin_capacity{32});
   std::vector<int*> from_dead;
   std::mutex m;
@@ -259,7 +259,7 @@ std::uint32_t biased_to(const travpool::concurrent_pool<element>& pool, std::siz
 }
 }  // namespace
 
-TEST_CASE("a bin is biased to the thread that claims it; other threads revoke the bias", "[concurrent][biased]") {
+TEST_CASE("a bin is biased to the thread that claims it, and other threads revoke the bias", "[concurrent][biased]") {
   if (!travpool::detail::biasing_enabled()) {
     WARN("skipped: membarrier(2) unavailable or TRAVPOOL_BIASED_LOCKS=0");
     return;

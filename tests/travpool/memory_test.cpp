@@ -113,7 +113,7 @@ TEST_CASE("pools of another span size leave cached spans alone", "[memory]") {
   travpool::trim_span_cache();
 }
 
-TEST_CASE("the span cache keeps at most its limit; 0 turns it off", "[memory]") {
+TEST_CASE("the span cache keeps at most its limit, and 0 turns it off", "[memory]") {
   if (!cache_works()) return;
   limit_guard guard;
   travpool::trim_span_cache();

@@ -449,3 +449,31 @@ TEST_CASE("a thread waiting for a bin lock it holds gets usage_error, not a hang
   REQUIRE(lock.try_lock());
   lock.unlock();
 }
+
+namespace {
+struct point3 {  // an aggregate: no constructor from three doubles
+  double x, y, z;
+};
+struct throwing_member {
+  throwing_member(int v) : value(v) {  // NOLINT: converting on purpose
+    if (v < 0) throw std::runtime_error("negative");
+  }
+  int value;
+};
+struct holds_throwing {
+  throwing_member m;
+  int tag;
+};
+}  // namespace
+
+TEMPLATE_TEST_CASE("create(args...) builds aggregates, with braces where parentheses are not supported", "[pool]",
+                   TRAVPOOL_TEST_LAYOUTS) {
+  travpool::test::pool_t<point3, TestType> pool;
+  point3* p = pool.create(1.0, 2.0, 3.0);
+  REQUIRE((p->x == 1.0 && p->y == 2.0 && p->z == 3.0));
+  travpool::test::pool_t<holds_throwing, TestType> h;
+  REQUIRE(h.create(1, 2)->m.value == 1);
+  REQUIRE_THROWS_AS(h.create(-1, 2), std::runtime_error);  // strong guarantee: the chunk is given back
+  REQUIRE(h.size() == 1);
+  h.validate();
+}
