@@ -197,9 +197,9 @@ class basic_pool {
   // Requires: it is a dereferenceable iterator of this pool; not for
   // concurrent use (use destroy).
   iterator erase(const_iterator it) noexcept(!checked) {
-    iterator next(it.bin_, it.index_);
+    iterator next(it.bin_, it.index());
     ++next;
-    destroy_at(*it.bin_, it.index_);
+    destroy_at(*it.bin_, it.index());
     return next;
   }
 

@@ -1,7 +1,8 @@
 // Exhaustive check of the traversal repair: every reachable state of pools
 // with 1-5 chunks per bin and up to 3 bins, to depth >= 10, deduplicated by
 // the complete internal state. After every step validate() must pass and the
-// forward and backward sweeps must equal the model in traversal order.
+// forward and backward sweeps must equal the model in traversal order, and
+// ++/-- from every element must reach the model's neighbours.
 #include <algorithm>
 #include <cstdint>
 #include <set>
@@ -58,6 +59,22 @@ class replayer {
     REQUIRE(fwd == expect);
     REQUIRE(bwd == expect);
     REQUIRE(pool_.size() == live_.size());
+    // Mixed steps from every element: ++ then -- and -- then ++ come back;
+    // each neighbour is the model's.
+    for (std::size_t k = 0; k < model.size(); ++k) {
+      const auto it = pool_.get_iterator(&*std::next(pool_.begin(), static_cast<long>(k)));
+      REQUIRE(*it == expect[k]);
+      auto fwd_it = std::next(it);
+      REQUIRE((k + 1 < expect.size() ? *fwd_it == expect[k + 1] : fwd_it == pool_.end()));
+      REQUIRE(std::prev(fwd_it) == it);
+      if (k > 0) {
+        auto back = std::prev(it);
+        REQUIRE(*back == expect[k - 1]);
+        REQUIRE(std::next(back) == it);
+      } else {
+        REQUIRE(it == pool_.begin());
+      }
+    }
   }
 
   std::vector<action> actions(std::size_t max_bins) const {

@@ -25,6 +25,7 @@
 #include <cstring>
 #include <new>
 
+#include "../config.hpp"
 #include "bin.hpp"
 
 namespace travpool::detail {
@@ -103,6 +104,61 @@ struct compact_layout {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+
+  // The iteration cursor (layout_traits.hpp): the payload of the current
+  // chunk c, the address of the first chunk of c's bitmap word, that word,
+  // and `bits`: the word's live bits from c up, c being the lowest. A step
+  // clears the lowest bit and ANDs in the word again (elements destroyed
+  // meanwhile drop out; elements created meanwhile may or may not be
+  // visited): the next element is the new lowest bit, a bit scan away. Only
+  // when the word runs out does a step take next_assigned's O(1) jump.
+  struct cursor {
+    std::byte* ptr = nullptr;
+    std::byte* base = nullptr;
+    const std::uint64_t* word = nullptr;
+    std::uint64_t bits = 0;
+  };
+
+  // Returns: word k of b's bitmap without the pseudo chunks A0 and A1.
+  static std::uint64_t live_word(const bin_base& b, std::size_t k) noexcept {
+    std::uint64_t w = bits(b)[k];
+    if (k == 0) w &= ~std::uint64_t{1};
+    if (k == (b.last() >> 6)) w &= ~(std::uint64_t{1} << (b.last() & 63));
+    return w;
+  }
+  // Requires: chunk i of b is assigned. Returns: the cursor at chunk i.
+  static cursor cursor_at(const bin_base& b, std::uint32_t i) noexcept {
+    const std::size_t k = i >> 6;
+    std::byte* base = at(b, static_cast<std::uint32_t>(k * 64));
+    return {base + std::size_t{i & 63} * stride, base, bits(b) + k, live_word(b, k) & (~std::uint64_t{0} << (i & 63))};
+  }
+  static std::uint32_t cursor_index(const bin_base& b, const cursor& c) noexcept {
+    return static_cast<std::uint32_t>(static_cast<std::size_t>(c.ptr - b.chunks_) / stride);
+  }
+  // Effects: moves c to the next assigned chunk of b.
+  // Returns: false (c unchanged) if c was at b's last element.
+  TRAVPOOL_ALWAYS_INLINE static bool cursor_next(const bin_base& b, cursor& c) noexcept {
+    const std::uint64_t rest = c.bits & (c.bits - 1) & *c.word;
+    if (rest != 0) [[likely]] {
+      c.bits = rest;
+      c.ptr = c.base + static_cast<std::size_t>(std::countr_zero(rest)) * stride;
+      return true;
+    }
+    return cursor_jump(b, c, next_assigned(b, cursor_index(b, c)));
+  }
+  // Effects: moves c to the previous assigned chunk of b.
+  // Returns: false (c unchanged) if c was at b's first element.
+  static bool cursor_prev(const bin_base& b, cursor& c) noexcept {
+    const std::uint32_t p = prev_assigned(b, cursor_index(b, c));
+    if (p == 0) return false;
+    c = cursor_at(b, p);
+    return true;
+  }
+  static bool cursor_jump(const bin_base& b, cursor& c, std::uint32_t i) noexcept {
+    if (i == b.last()) return false;
+    c = cursor_at(b, i);
+    return true;
+  }
 
   // Returns: the first free chunk at or after assigned chunk i (A1's
   // neighbour F1 bounds every run).

@@ -12,6 +12,8 @@
 //   contiguous                     live runs are arrays        default: false
 //   run_end(b, i)                  end of the live run at i    (segments)
 //   for_each_live<T>(b, f)         a bulk sweep of one bin     default: steps
+//   cursor, cursor_at, cursor_next, the iterators' position    default:
+//   cursor_prev, cursor_index      within a bin                 {payload, index}
 //
 // Geometry (bytes from the bin's start):
 //   chunks_offset(cap) = round_up(bin_header_bytes + extra_bytes(cap),
@@ -24,7 +26,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <type_traits>
 
+#include "../config.hpp"
 #include "bin.hpp"
 
 namespace travpool::detail {
@@ -81,6 +85,57 @@ struct layout_traits {
       const std::uint32_t last = b.last();
       for (std::uint32_t i = first_assigned(b); i != last; i = next_assigned(b, i))
         f(*std::launder(static_cast<T*>(Ops::payload(b, i))));
+    }
+  }
+
+  // The iterators' position within a bin: at least `ptr`, the payload of
+  // the current chunk (nullptr at end). The layout's own (compact: the
+  // bitmap word in registers), else the chunk's payload and index.
+  struct index_cursor {
+    std::byte* ptr = nullptr;
+    std::uint32_t index = 0;
+  };
+  static constexpr bool own_cursor = requires { typename Ops::cursor; };
+  using cursor = typename decltype([] {
+    if constexpr (own_cursor)
+      return std::type_identity<typename Ops::cursor>{};
+    else
+      return std::type_identity<index_cursor>{};
+  }())::type;
+
+  // Requires: chunk i of b is assigned. Returns: the cursor at chunk i.
+  static cursor cursor_at(const bin_base& b, std::uint32_t i) noexcept {
+    if constexpr (own_cursor)
+      return Ops::cursor_at(b, i);
+    else
+      return {static_cast<std::byte*>(Ops::payload(b, i)), i};
+  }
+  static std::uint32_t cursor_index(const bin_base& b, const cursor& c) noexcept {
+    if constexpr (own_cursor)
+      return Ops::cursor_index(b, c);
+    else
+      return c.index;
+  }
+  // Effects: c moves to the next (previous) assigned chunk of b.
+  // Returns: false, c unchanged, at b's last (first) element.
+  TRAVPOOL_ALWAYS_INLINE static bool cursor_next(const bin_base& b, cursor& c) noexcept {
+    if constexpr (own_cursor) {
+      return Ops::cursor_next(b, c);
+    } else {
+      const std::uint32_t i = next_assigned(b, c.index);
+      if (i == b.last()) return false;
+      c = cursor_at(b, i);
+      return true;
+    }
+  }
+  static bool cursor_prev(const bin_base& b, cursor& c) noexcept {
+    if constexpr (own_cursor) {
+      return Ops::cursor_prev(b, c);
+    } else {
+      const std::uint32_t i = prev_assigned(b, c.index);
+      if (i == 0) return false;
+      c = cursor_at(b, i);
+      return true;
     }
   }
 

@@ -1,12 +1,15 @@
 // travpool/detail/pool_iterator.hpp: basic_pool's bidirectional iterator.
 //
-// An iterator is (bin, chunk index). end() is (the pool's root, 0): the
-// root is a bin_base embedded in the pool with capacity 0, on the circular
-// bin list, so ++ from a bin's last element and -- from end() need no
-// pool pointer.
-//   ++: the next assigned chunk in the bin (layout_traits::next_assigned,
-//       O(1): a bitmap scan or a boundary link), else the first element of
-//       the next non-empty bin, else end().
+// An iterator is (bin, cursor): the cursor (layout_traits.hpp) is the
+// position within the bin, with the current element's address in
+// cursor.ptr, so dereferencing and comparing read no memory, and the
+// iterator, a local in a loop, lives in registers. end() is (the pool's
+// root, null): the root is a bin_base embedded in the pool with capacity 0,
+// on the circular bin list, so ++ from a bin's last element and -- from
+// end() need no pool pointer. Iterators are equal iff their addresses are.
+//   ++: the next assigned chunk in the bin (layout_traits::cursor_next,
+//       O(1): compact: clear a bit and scan; else a boundary link), else
+//       the first element of the next non-empty bin, else end().
 //   --: the mirror image.
 // With checks (Checked = true) every dereference and step first checks
 // that the element is live and its bin is not being modified, and throws
@@ -55,19 +58,19 @@ class pool_iterator {
   pool_iterator() = default;
   // A const_iterator is constructible from an iterator.
   template <bool C = Const, class = std::enable_if_t<C>>
-  pool_iterator(const pool_iterator<T, Ops, false, Checked>& o) noexcept : bin_(o.bin_), index_(o.index_) {}
+  pool_iterator(const pool_iterator<T, Ops, false, Checked>& o) noexcept : bin_(o.bin_), cur_(o.cur_) {}
 
   reference operator*() const noexcept(!Checked) { return *operator->(); }
   pointer operator->() const noexcept(!Checked) {
     check("dereferencing");
-    return std::launder(static_cast<pointer>(Ops::payload(*bin_, index_)));
+    return std::launder(reinterpret_cast<pointer>(cur_.ptr));
   }
 
   // Complexity: O(1) amortised (empty bins are skipped).
   pool_iterator& operator++() noexcept(!Checked) {
     check("incrementing");
-    index_ = traits::next_assigned(*bin_, index_);
-    if (index_ == bin_->last()) seek_forward(bin_->next_);
+    if (!traits::cursor_next(*bin_, cur_)) [[unlikely]]
+      seek_forward(bin_->next_);
     return *this;
   }
   pool_iterator operator++(int) noexcept(!Checked) {
@@ -81,8 +84,7 @@ class pool_iterator {
       return *this;
     }
     check("decrementing");
-    index_ = traits::prev_assigned(*bin_, index_);
-    if (index_ == 0) seek_backward(bin_->prev_);
+    if (!traits::cursor_prev(*bin_, cur_)) seek_backward(bin_->prev_);
     return *this;
   }
   pool_iterator operator--(int) noexcept(!Checked) {
@@ -102,12 +104,10 @@ class pool_iterator {
   // Returns: the runs of live elements from *this up to `last`, which must
   // be at a bin's first element or at end (as partition ranges are).
   segments_type segments_until(const pool_iterator& last) const noexcept requires contiguous_runs {
-    return segments_type(bin_, index_, last.bin_);
+    return segments_type(bin_, index(), last.bin_);
   }
 
-  friend bool operator==(const pool_iterator& a, const pool_iterator& b) noexcept {
-    return a.bin_ == b.bin_ && a.index_ == b.index_;
-  }
+  friend bool operator==(const pool_iterator& a, const pool_iterator& b) noexcept { return a.cur_.ptr == b.cur_.ptr; }
 
  private:
   template <class, class...>
@@ -116,7 +116,13 @@ class pool_iterator {
   friend class pool_iterator;
   friend struct test_access;
 
-  pool_iterator(bin_base* b, std::uint32_t i) noexcept : bin_(b), index_(i) {}
+  using cursor = typename traits::cursor;
+
+  // Requires: chunk i of b is assigned.
+  pool_iterator(bin_base* b, std::uint32_t i) noexcept : bin_(b), cur_(traits::cursor_at(*b, i)) {}
+
+  // Returns: the chunk index of the current element.
+  std::uint32_t index() const noexcept { return traits::cursor_index(*bin_, cur_); }
 
   // Checked: no create or destroy may be under way in the bin (sync::
   // bin_locks pools mark one with an odd modification count), and the
@@ -129,7 +135,7 @@ class pool_iterator {
       if ((bin_->mods_.load(std::memory_order_relaxed) & 1) != 0)
         throw usage_error(std::string("travpool: ") + what +
                           " an iterator while another thread modifies its bin (sweeps need a quiescent pool)");
-      if (index_ >= bin_->fresh_ || Ops::is_free(*bin_, index_))
+      if (const std::uint32_t i = index(); i >= bin_->fresh_ || Ops::is_free(*bin_, i))
         throw usage_error(std::string("travpool: ") + what + " an iterator whose element was destroyed");
     }
   }
@@ -138,17 +144,17 @@ class pool_iterator {
   void seek_forward(bin_base* b) noexcept {
     while (!b->is_root() && b->live_ == 0) b = b->next_;
     bin_ = b;
-    index_ = b->is_root() ? 0 : traits::first_assigned(*b);
+    cur_ = b->is_root() ? cursor{} : traits::cursor_at(*b, traits::first_assigned(*b));
   }
   // Positions on the last element of the last non-empty bin from `b` back.
   void seek_backward(bin_base* b) noexcept {
     while (!b->is_root() && b->live_ == 0) b = b->prev_;
     bin_ = b;
-    index_ = b->is_root() ? 0 : traits::last_assigned(*b);
+    cur_ = b->is_root() ? cursor{} : traits::cursor_at(*b, traits::last_assigned(*b));
   }
 
   bin_base* bin_ = nullptr;
-  std::uint32_t index_ = 0;
+  cursor cur_{};
 };
 
 }  // namespace detail
