@@ -7,7 +7,8 @@
 //   for (std::size_t i = 0; i < parts.size(); ++i)
 //     for (auto& e : parts[i]) work(e);
 //
-// parallel_for_each does exactly this. It uses OpenMP when the including
+// parallel_for_each does this, with each part's for_each (the pool's bulk
+// sweep) as the inner loop. It uses OpenMP when the including
 // translation unit is compiled with OpenMP (-fopenmp) and runs serially
 // otherwise; travpool itself does not require OpenMP.
 #pragma once
@@ -33,12 +34,11 @@ void parallel_for_each(Pool& pool, F&& f) {
     auto parts = pool.partition(static_cast<std::size_t>(threads));
     const auto n = static_cast<std::ptrdiff_t>(parts.size());
 #pragma omp parallel for schedule(static, 1)
-    for (std::ptrdiff_t i = 0; i < n; ++i)
-      for (auto& e : parts[static_cast<std::size_t>(i)]) f(e);
+    for (std::ptrdiff_t i = 0; i < n; ++i) parts[static_cast<std::size_t>(i)].for_each(f);
     return;
   }
 #endif
-  for (auto& e : pool) f(e);
+  pool.for_each(f);
 }
 
 }  // namespace travpool

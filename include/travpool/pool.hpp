@@ -281,8 +281,11 @@ class basic_pool {
   // order of iteration. f must not create or destroy.
   template <class F>
   void for_each(F&& f) {
-    for (bin* b = core_.first(); !b->is_root(); b = b->next_)
-      if (b->live_ != 0) traits::template for_each_live<T>(*b, f);
+    begin().for_each_until(end(), f);
+  }
+  template <class F>
+  void for_each(F&& f) const {
+    begin().for_each_until(end(), f);
   }
 
   // Effects: destroys every element, in iteration order; keeps the bins

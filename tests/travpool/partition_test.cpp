@@ -65,6 +65,10 @@ TEMPLATE_TEST_CASE("partition covers every live element exactly once", "[partiti
           std::size_t count = 0;
           for (const int& e : r) seen.push_back(&e), ++count;
           REQUIRE(count == r.size());
+          std::vector<const int*> bulk;  // the part's for_each: same elements, same order
+          r.for_each([&bulk](const int& e) { bulk.push_back(&e); });
+          REQUIRE(std::equal(bulk.begin(), bulk.end(), seen.end() - static_cast<std::ptrdiff_t>(count), seen.end()));
+          REQUIRE(bulk.size() == count);
           REQUIRE(r.empty() == (count == 0));
           largest = std::max(largest, count);
         }

@@ -107,6 +107,16 @@ class pool_iterator {
     return segments_type(bin_, index(), last.bin_);
   }
 
+  // Requires: *this and `last` are each at a bin's first element or at end
+  // (as partition ranges are), *this not after `last`.
+  // Effects: f(element) for every element of [*this, last), whole bins at
+  // a time with the layout's bulk sweep (for_each's loop).
+  template <class F>
+  void for_each_until(const pool_iterator& last, F& f) const {
+    for (bin_base* b = bin_; b != last.bin_ && !b->is_root(); b = b->next_)
+      if (b->live_ != 0) traits::template for_each_live<element>(*b, f);
+  }
+
   friend bool operator==(const pool_iterator& a, const pool_iterator& b) noexcept { return a.cur_.ptr == b.cur_.ptr; }
 
  private:
