@@ -61,13 +61,19 @@ struct compact_layout {
     bits(b)[i >> 6] |= std::uint64_t{1} << (i & 63);
   }
 
-  static std::uint32_t link_next(const bin_base& b, std::uint32_t i) noexcept { return load_u32(at(b, i) + 4); }
-  static std::uint32_t link_prev(const bin_base& b, std::uint32_t i) noexcept { return load_u32(at(b, i) + 8); }
+  // Byte offsets of the free chunk's boundary links.
+  static constexpr std::size_t next_offset = 4, prev_offset = 8;
+  static std::uint32_t link_next(const bin_base& b, std::uint32_t i) noexcept {
+    return load_u32(at(b, i) + next_offset);
+  }
+  static std::uint32_t link_prev(const bin_base& b, std::uint32_t i) noexcept {
+    return load_u32(at(b, i) + prev_offset);
+  }
   static void set_link_next(const bin_base& b, std::uint32_t i, std::uint32_t v) noexcept {
-    store_u32(at(b, i) + 4, v);
+    store_u32(at(b, i) + next_offset, v);
   }
   static void set_link_prev(const bin_base& b, std::uint32_t i, std::uint32_t v) noexcept {
-    store_u32(at(b, i) + 8, v);
+    store_u32(at(b, i) + prev_offset, v);
   }
 
   // Returns: the next assigned chunk after assigned chunk i: a bit scan of

@@ -1,8 +1,16 @@
 // travpool/detail/segments.hpp: maximal runs of contiguous live elements as
 // std::span<T>, for layouts whose live runs are arrays (layout::compact
 // with sizeof(T) a multiple of alignof(T) and >= 12).
+//
+// The iterator keeps the bin's chunk array, bitmap and A1 index in its own
+// state, so a loop body that writes elements never makes it reload them.
+// A step costs a few bit operations per run: the next run starts at the
+// next set bit of the current bitmap word or, past the word, at the
+// boundary link of the free chunk that ends the run (V1), so long gaps are
+// jumped in O(1); the run ends at the next clear bit.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -27,33 +35,39 @@ class segment_iterator {
 
   segment_iterator() = default;
   // The run holding chunk `start` of b, then runs up to (not into) `stop`.
-  segment_iterator(bin_base* b, std::uint32_t start, bin_base* stop) noexcept : bin_(b), stop_(stop) {
-    if (b == stop) {
+  segment_iterator(bin_base* b, std::uint32_t start, bin_base* stop) noexcept : stop_(stop) {
+    if (b == stop || b->is_root()) {
       end_here();
       return;
     }
+    enter(b);
     start_ = start;
-    end_ = Ops::run_end(*b, start);
+    end_ = run_end(start);
   }
 
   std::span<T> operator*() const noexcept {
-    return {std::launder(static_cast<T*>(Ops::payload(*bin_, start_))), std::size_t{end_ - start_}};
+    return {std::launder(reinterpret_cast<T*>(chunks_ + std::size_t{start_} * Ops::stride)),
+            std::size_t{end_ - start_}};
   }
-  // Complexity: O(1) per run within a bin (a boundary link), plus the
-  // bitmap words of the run; empty bins are skipped.
+  // Complexity: O(1) per run within a bin, plus the bitmap words of the
+  // run; empty bins are skipped.
   segment_iterator& operator++() noexcept {
-    const std::uint32_t next = Ops::link_next(*bin_, end_);  // end_ is free, after an assigned chunk: (V1)
-    if (next != bin_->last()) {
+    // end_ is free and end_ - 1 assigned: the next assigned chunk is a set
+    // bit further up this word, or else end_'s boundary link (V1).
+    const std::uint64_t w = bits_[end_ >> 6] & (~std::uint64_t{0} << (end_ & 63));
+    const std::uint32_t next = w != 0 ? (end_ & ~63u) + static_cast<std::uint32_t>(std::countr_zero(w))
+                                      : load_u32(chunks_ + std::size_t{end_} * Ops::stride + Ops::next_offset);
+    if (next != last_) [[likely]] {
       start_ = next;
-      end_ = Ops::run_end(*bin_, next);
+      end_ = run_end(next);
       return *this;
     }
     bin_base* b = bin_->next_;
     while (b != stop_ && !b->is_root() && b->live_ == 0) b = b->next_;
     if (b == stop_ || b->is_root()) return end_here();
-    bin_ = b;
+    enter(b);
     start_ = traits::first_assigned(*b);
-    end_ = Ops::run_end(*b, start_);
+    end_ = run_end(start_);
     return *this;
   }
   segment_iterator operator++(int) noexcept {
@@ -66,6 +80,20 @@ class segment_iterator {
   }
 
  private:
+  void enter(bin_base* b) noexcept {
+    bin_ = b;
+    chunks_ = b->chunks_;
+    bits_ = Ops::bits(*b);
+    last_ = b->last();
+  }
+  // Returns: the first free chunk at or after assigned chunk i (F1 bounds
+  // every run).
+  std::uint32_t run_end(std::uint32_t i) const noexcept {
+    std::size_t k = i >> 6;
+    std::uint64_t free_bits = ~bits_[k] & (~std::uint64_t{0} << (i & 63));
+    while (free_bits == 0) free_bits = ~bits_[++k];
+    return static_cast<std::uint32_t>(k * 64 + static_cast<std::size_t>(std::countr_zero(free_bits)));
+  }
   segment_iterator& end_here() noexcept {
     bin_ = stop_;
     start_ = end_ = 0;
@@ -73,8 +101,11 @@ class segment_iterator {
   }
 
   bin_base* bin_ = nullptr;
+  std::byte* chunks_ = nullptr;
+  const std::uint64_t* bits_ = nullptr;
   std::uint32_t start_ = 0;
   std::uint32_t end_ = 0;
+  std::uint32_t last_ = 0;
   bin_base* stop_ = nullptr;
 };
 

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <random>
 #include <ranges>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -180,4 +181,38 @@ TEMPLATE_TEST_CASE("an iterator stays valid while other elements of its bitmap w
     if (i % 5 != 1 && i % 5 != 2) expect.push_back(i);
   REQUIRE(seen == expect);
   pool.validate();
+}
+
+TEST_CASE("segments() concatenate to the sweep, each run maximal, over the same shapes", "[iterator][segments]") {
+  struct wide {  // 16 B: compact runs are arrays
+    std::int64_t v, pad;
+  };
+  using pool_type = travpool::pool<wide>;
+  std::mt19937 rng(7);
+  for (int shape = 0; shape < 6; ++shape) {
+    pool_type pool(travpool::bin_capacity{cap});
+    std::vector<wide*> ps;
+    for (std::int64_t i = 0; i < 4 * cap; ++i) ps.push_back(pool.create(wide{i, 0}));
+    for (wide* p : ps) {
+      const auto [bin, chunk] = test_access::position(pool, p);
+      const bool drop = shape == 0   ? false
+                        : shape == 1 ? chunk != 2 && chunk != cap + 1
+                        : shape == 2 ? bin == 1 || bin == 2
+                        : shape == 3 ? (chunk >= 60 && chunk < 70) || (chunk >= 100 && chunk < 135)
+                        : shape == 4 ? rng() % 2 == 0
+                                     : rng() % 10 != 0;
+      if (drop) pool.destroy(p);
+    }
+    std::vector<std::int64_t> sweep, runs;
+    for (const wide& w : pool) sweep.push_back(w.v);
+    const wide* prev_end = nullptr;
+    for (std::span<wide> run : pool.segments()) {
+      REQUIRE(!run.empty());
+      REQUIRE(run.data() != prev_end);  // maximal: a run never continues where the last ended
+      prev_end = run.data() + run.size();
+      for (const wide& w : run) runs.push_back(w.v);
+    }
+    INFO("shape " << shape);
+    REQUIRE(runs == sweep);
+  }
 }
