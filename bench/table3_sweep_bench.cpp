@@ -4,8 +4,8 @@
 // std::list (dense), travpool in every layout
 // (dense, then after erasing each element with probability 10 % and 50 %),
 // plf::colony and CGAL::Compact_container under the same gap patterns.
-// travpool is swept with for_each, with range-for, and with segments() where
-// the layout provides it.
+// travpool is swept with for_each, range-for, const range-for,
+// std::ranges::for_each, and segments() where the layout provides it.
 //
 // The container is built and its gaps are made before timing starts (and
 // shared by the benchmarks that sweep the same container); one benchmark
@@ -45,10 +45,14 @@ void register_sweep(const tb::gap_pattern& g) {
 
 // Every style and kernel over one prepared container, registered together
 // so that they share the setup.
+// (Listing 15 writes the elements: not for read-only styles.)
 template <class Adapter, class... Styles>
 void register_container(const tb::gap_pattern& g) {
   (register_sweep<Adapter, Styles, tb::kernel_sum>(g), ...);
-  (register_sweep<Adapter, Styles, tb::kernel_listing15>(g), ...);
+  auto listing15 = [&g]<class Style>() {
+    if constexpr (!requires { Style::read_only; }) register_sweep<Adapter, Style, tb::kernel_listing15>(g);
+  };
+  (listing15.template operator()<Styles>(), ...);
 }
 
 }  // namespace
@@ -64,9 +68,11 @@ int main(int argc, char** argv) {
     tb::for_each_pool_layout([&g](auto adapter) {
       using A = decltype(adapter);
       if constexpr (tb::has_segments<typename A::container>)
-        register_container<A, tb::style_for_each, tb::style_range_for, tb::style_segments>(g);
+        register_container<A, tb::style_for_each, tb::style_range_for, tb::style_const_range_for,
+                           tb::style_ranges_for_each, tb::style_segments>(g);
       else
-        register_container<A, tb::style_for_each, tb::style_range_for>(g);
+        register_container<A, tb::style_for_each, tb::style_range_for, tb::style_const_range_for,
+                           tb::style_ranges_for_each>(g);
     });
 #ifdef TRAVPOOL_BENCH_HAVE_COLONY
     register_container<tb::colony_adapter, tb::style_range_for>(g);

@@ -15,6 +15,7 @@
 #include <malloc.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstddef>
@@ -393,6 +394,21 @@ struct style_range_for {
   template <class C, class F>
   static void sweep(C& c, F&& f) {
     for (auto& e : c) f(e);
+  }
+};
+struct style_const_range_for {
+  static constexpr const char* name = "const_range_for";
+  template <class C, class F>
+  static void sweep(C& c, F&& f) {
+    for (const auto& e : std::as_const(c)) f(e);
+  }
+  static constexpr bool read_only = true;
+};
+struct style_ranges_for_each {
+  static constexpr const char* name = "ranges_for_each";
+  template <class C, class F>
+  static void sweep(C& c, F&& f) {
+    std::ranges::for_each(c, f);
   }
 };
 struct style_for_each {

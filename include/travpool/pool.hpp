@@ -190,7 +190,7 @@ class basic_pool {
           return i != 0;
         }))
       return;
-    throw usage_error(std::string("travpool::destroy: ") + locate_error(b, p));
+    throw_misuse("destroy", locate_error(b, p));
   }
 
   // Effects: destroys the element at `it`. Returns: the iterator after it.
@@ -368,8 +368,13 @@ class basic_pool {
   // Returns: the chunk index of the live element p in b, or 0 if p is not
   // one. Requires: b == core_.find(p), inside core_.locked(b, ...).
   static std::uint32_t live_index(const bin& b, const T* p) noexcept {
-    const std::uint32_t i = storage::chunk_index(b, p);
-    return i != 0 && !b.retired_ && detail::bin_algorithms<ops>::is_live(b, i) ? i : 0;
+    const std::uint32_t i = storage::chunk_index(b, p);  // 0, or a user chunk: no need for is_live's lower bound
+    return i != 0 && !b.retired_ && i < b.fresh_ && !ops::is_free(b, i) ? i : 0;
+  }
+
+  // Kept out of line, so the fast paths that may throw stay small.
+  [[noreturn, gnu::cold, gnu::noinline]] static void throw_misuse(const char* op, const char* why) {
+    throw usage_error(std::string("travpool::") + op + ": " + why);
   }
 
   // Returns: why p is not a live element of this pool.
