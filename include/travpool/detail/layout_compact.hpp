@@ -113,16 +113,24 @@ struct compact_layout {
 
   // The iteration cursor (layout_traits.hpp): the payload of the current
   // chunk c, the address of the first chunk of c's bitmap word, that word,
-  // and `bits`: the word's live bits from c up, c being the lowest. A step
-  // clears the lowest bit and ANDs in the word again (elements destroyed
-  // meanwhile drop out; elements created meanwhile may or may not be
-  // visited): the next element is the new lowest bit, a bit scan away. Only
-  // when the word runs out does a step take next_assigned's O(1) jump.
+  // and one of two modes for the rest of the word, chosen when the cursor
+  // enters it:
+  //   dense   every chunk from c to the word's end was live: `bits` is c's
+  //           bit alone, and a step tests the next bit of the word in memory
+  //           and adds the stride (the common case of a full pool);
+  //   sparse  `bits` holds the word's live bits from c up, c the lowest; a
+  //           step clears the lowest bit, ANDs in the word again and scans
+  //           to the new lowest bit, with no data-dependent branch.
+  // Either way a step reads the word again, so elements destroyed meanwhile
+  // drop out (created ones may or may not be visited); a dense step that
+  // finds a gap turns sparse. Only when the word runs out does a step take
+  // next_assigned's O(1) jump.
   struct cursor {
     std::byte* ptr = nullptr;
     std::byte* base = nullptr;
     const std::uint64_t* word = nullptr;
     std::uint64_t bits = 0;
+    bool dense = false;
   };
 
   // Returns: word k of b's bitmap without the pseudo chunks A0 and A1.
@@ -135,8 +143,11 @@ struct compact_layout {
   // Requires: chunk i of b is assigned. Returns: the cursor at chunk i.
   static cursor cursor_at(const bin_base& b, std::uint32_t i) noexcept {
     const std::size_t k = i >> 6;
+    const unsigned j = i & 63;
     std::byte* base = at(b, static_cast<std::uint32_t>(k * 64));
-    return {base + std::size_t{i & 63} * stride, base, bits(b) + k, live_word(b, k) & (~std::uint64_t{0} << (i & 63))};
+    const std::uint64_t from_i = live_word(b, k) & (~std::uint64_t{0} << j);
+    const bool dense = (from_i >> j) == (~std::uint64_t{0} >> j);
+    return {base + std::size_t{j} * stride, base, bits(b) + k, dense ? std::uint64_t{1} << j : from_i, dense};
   }
   static std::uint32_t cursor_index(const bin_base& b, const cursor& c) noexcept {
     return static_cast<std::uint32_t>(static_cast<std::size_t>(c.ptr - b.chunks_) / stride);
@@ -144,10 +155,31 @@ struct compact_layout {
   // Effects: moves c to the next assigned chunk of b.
   // Returns: false (c unchanged) if c was at b's last element.
   TRAVPOOL_ALWAYS_INLINE static bool cursor_next(const bin_base& b, cursor& c) noexcept {
+    if (c.dense) {
+      const std::uint64_t next = c.bits << 1;  // 0 past the word's end
+      if ((*c.word & next) != 0) [[likely]] {
+        c.bits = next;
+        c.ptr += stride;
+        return true;
+      }
+      return cursor_turn_sparse(b, c, next);
+    }
     const std::uint64_t rest = c.bits & (c.bits - 1) & *c.word;
     if (rest != 0) [[likely]] {
       c.bits = rest;
-      c.ptr = c.base + static_cast<std::size_t>(std::countr_zero(rest)) * stride;
+      c.ptr = c.base + static_cast<unsigned>(std::countr_zero(rest)) * stride;
+      return true;
+    }
+    return cursor_jump(b, c, next_assigned(b, cursor_index(b, c)));
+  }
+  // A dense step found chunk `next` (a bit; 0 past the word) free: the rest
+  // of the word is walked sparse.
+  static bool cursor_turn_sparse(const bin_base& b, cursor& c, std::uint64_t next) noexcept {
+    const std::uint64_t rest = next == 0 ? 0 : live_word(b, static_cast<std::size_t>(c.word - bits(b))) & (0 - next);
+    if (rest != 0) {
+      c.dense = false;
+      c.bits = rest;
+      c.ptr = c.base + static_cast<unsigned>(std::countr_zero(rest)) * stride;
       return true;
     }
     return cursor_jump(b, c, next_assigned(b, cursor_index(b, c)));
