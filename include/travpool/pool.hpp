@@ -42,6 +42,7 @@
 #include "detail/layouts.hpp"
 #include "detail/partition.hpp"
 #include "detail/pool_iterator.hpp"
+#include "detail/pool_traversal.hpp"
 #include "detail/stats_hooks.hpp"
 #include "detail/validate.hpp"
 #include "memory.hpp"
@@ -67,6 +68,18 @@ using default_checks = checks::on;
 using default_checks = checks::off;
 #endif
 
+// The options of basic_pool<T, Options...>, resolved (defaults filled in).
+template <class T, class... Options>
+struct pool_options {
+  static_assert(detail::check_options<Options...>());
+  using layout_type = detail::select_option_t<detail::layout_category, layout::compact, Options...>;
+  using sync_type = detail::select_option_t<detail::sync_category, sync::none, Options...>;
+  using stats_type = detail::select_option_t<detail::stats_category, stats::none, Options...>;
+  using checks_type = detail::select_option_t<detail::checks_category, default_checks, Options...>;
+  using ops = detail::layout_ops_t<layout_type, T>;
+  static constexpr bool checked = std::is_same_v<checks_type, checks::on>;
+};
+
 // A pool of T in bins of fixed-size chunks, traversable in O(live + bins).
 //
 // Options (tag types, any order, at most one per category):
@@ -78,8 +91,9 @@ using default_checks = checks::off;
 //   stats::none (default), stats::counters
 //   checks::off, checks::on         default: default_checks
 template <class T, class... Options>
-class basic_pool {
-  static_assert(detail::check_options<Options...>());
+class basic_pool
+    : public detail::pool_traversal<basic_pool<T, Options...>, T, typename pool_options<T, Options...>::ops,
+                                    pool_options<T, Options...>::checked> {
   static_assert(std::is_object_v<T> && !std::is_const_v<T> && !std::is_volatile_v<T> && !std::is_array_v<T>,
                 "travpool: T must be a non-const, non-array object type");
   static_assert(std::is_nothrow_destructible_v<T>, "travpool: T's destructor must not throw");
@@ -87,16 +101,16 @@ class basic_pool {
  public:
   // The default layout is compact: it won every sweep, memory and erase
   // benchmark against the paper's interleaved chunk (docs/benchmarks.md).
-  using layout_type = detail::select_option_t<detail::layout_category, layout::compact, Options...>;
-  using sync_type = detail::select_option_t<detail::sync_category, sync::none, Options...>;
-  using stats_type = detail::select_option_t<detail::stats_category, stats::none, Options...>;
-  using checks_type = detail::select_option_t<detail::checks_category, default_checks, Options...>;
+  using layout_type = typename pool_options<T, Options...>::layout_type;
+  using sync_type = typename pool_options<T, Options...>::sync_type;
+  using stats_type = typename pool_options<T, Options...>::stats_type;
+  using checks_type = typename pool_options<T, Options...>::checks_type;
 
  private:
-  using ops = detail::layout_ops_t<layout_type, T>;
+  using ops = typename pool_options<T, Options...>::ops;
   using traits = detail::layout_traits<ops>;
   using bin = detail::bin_base;
-  static constexpr bool checked = std::is_same_v<checks_type, checks::on>;
+  static constexpr bool checked = pool_options<T, Options...>::checked;
   static constexpr bool bin_locked = std::is_same_v<sync_type, sync::bin_locks>;
   using storage = detail::bin_storage<ops, typename detail::stats_hooks<stats_type>::type, bin_locked>;
   using local = detail::local_bins<storage>;
@@ -113,10 +127,11 @@ class basic_pool {
   using const_reference = const T&;
   using pointer = T*;
   using const_pointer = const T*;
-  using iterator = detail::pool_iterator<T, ops, false, checked>;
-  using const_iterator = detail::pool_iterator<T, ops, true, checked>;
-  using reverse_iterator = std::reverse_iterator<iterator>;
-  using const_reverse_iterator = std::reverse_iterator<const_iterator>;
+  using traversal = detail::pool_traversal<basic_pool, T, ops, checked>;
+  using traversal::begin;
+  using traversal::end;
+  using typename traversal::const_iterator;
+  using typename traversal::iterator;
 
   // Bytes between consecutive chunks.
   static constexpr std::size_t chunk_stride = ops::stride;
@@ -226,68 +241,6 @@ class basic_pool {
   // Returns: the bytes of address space one bin takes (a power of two).
   size_type bin_span() const noexcept { return core_.span(); }
 
-  // Iteration visits live elements in address order within a bin and in
-  // bin-list order across bins. Not thread-safe against create or destroy.
-  iterator begin() noexcept { return iterator::at_bin(core_.first()); }
-  iterator end() noexcept { return iterator(core_.root(), 0); }
-  const_iterator begin() const noexcept { return const_cast<basic_pool*>(this)->begin(); }
-  const_iterator end() const noexcept { return const_cast<basic_pool*>(this)->end(); }
-  const_iterator cbegin() const noexcept { return begin(); }
-  const_iterator cend() const noexcept { return end(); }
-  reverse_iterator rbegin() noexcept { return reverse_iterator(end()); }
-  reverse_iterator rend() noexcept { return reverse_iterator(begin()); }
-  const_reverse_iterator rbegin() const noexcept { return const_reverse_iterator(end()); }
-  const_reverse_iterator rend() const noexcept { return const_reverse_iterator(begin()); }
-  const_reverse_iterator crbegin() const noexcept { return rbegin(); }
-  const_reverse_iterator crend() const noexcept { return rend(); }
-
-  // Parallel traversal. Partitions and ranges are snapshots of the bin list:
-  // they stay valid only while no element is created or destroyed (in any
-  // thread) and the pool is not moved.
-  using subrange = pool_subrange<iterator>;
-  using const_subrange = pool_subrange<const_iterator>;
-  using range_type = detail::bin_range<iterator>;
-  using const_range_type = detail::bin_range<const_iterator>;
-
-  // Returns: k ranges (k >= 1) that together cover every live element once,
-  // in traversal order. Ranges consist of whole bins, cut where the running
-  // live count is closest to r * size() / k, so each holds at most
-  // size() / k + one bin's live elements (and at most 1.1 * size() / k +
-  // bin_capacity() whenever bin_count() >= 4k). When k exceeds the number of
-  // non-empty bins (in particular when k > size()), the surplus ranges are
-  // empty. Throws: std::invalid_argument if k == 0; std::bad_alloc.
-  // Complexity: O(bins + k log bins); no element is visited.
-  std::vector<subrange> partition(std::size_t k) { return detail::partition<iterator>(core_.root(), k); }
-  std::vector<const_subrange> partition(std::size_t k) const {
-    return detail::partition<const_iterator>(core_.root(), k);
-  }
-
-  // Returns: a TBB Range over all live elements (copyable, splittable by
-  // live count at bin boundaries, divisible while it spans two bins), for
-  // tbb::parallel_for(pool.range(), body) and tbb::parallel_reduce. The
-  // body's sub-range has begin(), end() and size(). Complexity: O(bins).
-  range_type range() { return range_type(std::make_shared<const detail::bin_index>(core_.root())); }
-  const_range_type range() const { return const_range_type(std::make_shared<const detail::bin_index>(core_.root())); }
-
-  // Returns: a forward range of std::span<T>, one per maximal run of
-  // contiguous live elements, in iteration order, so that inner loops are
-  // plain array loops the compiler can vectorise. Available when live runs
-  // are arrays: layout::compact with sizeof(T) >= 12 and a multiple of
-  // alignof(T). Valid while no element is created or destroyed.
-  auto segments() noexcept requires iterator::contiguous_runs { return begin().segments_until(end()); }
-  auto segments() const noexcept requires const_iterator::contiguous_runs { return begin().segments_until(end()); }
-
-  // Effects: calls f(element) for every live element, bin by bin, in the
-  // order of iteration. f must not create or destroy.
-  template <class F>
-  void for_each(F&& f) {
-    begin().for_each_until(end(), f);
-  }
-  template <class F>
-  void for_each(F&& f) const {
-    begin().for_each_until(end(), f);
-  }
-
   // Effects: destroys every element, in iteration order; keeps the bins
   // (capacity() unchanged). Without sync::bin_locks each chunk is freed as
   // its element goes, so a destructor may destroy elements not reached yet
@@ -347,6 +300,7 @@ class basic_pool {
 
  private:
   friend struct detail::test_access;
+  friend traversal;  // reaches core_.root()
 
   // T(args...), or T{args...} for an aggregate without such a constructor
   // (compilers without C++20's parenthesised aggregate initialisation).

@@ -100,6 +100,12 @@ class pool_iterator {
     it.seek_forward(b);
     return it;
   }
+  // Returns: the end iterator of the pool whose bin list root is `root`.
+  static pool_iterator at_end(bin_base* root) noexcept {
+    pool_iterator it;
+    it.bin_ = root;
+    return it;
+  }
 
   // Returns: the runs of live elements from *this up to `last`, which must
   // be at a bin's first element or at end (as partition ranges are).

@@ -1,0 +1,93 @@
+// travpool/detail/pool_traversal.hpp: the traversal half of the element
+// layer, a base of basic_pool: iterators, reverse iterators, partitions,
+// TBB ranges, segments and for_each, all from the pool's bin list root.
+// Empty (basic_pool gets it by the empty base optimisation); reaches the
+// pool's bins through Pool::core_.
+#pragma once
+
+#include <cstddef>
+#include <iterator>
+#include <memory>
+#include <vector>
+
+#include "bin.hpp"
+#include "partition.hpp"
+#include "pool_iterator.hpp"
+
+namespace travpool::detail {
+
+template <class Pool, class T, class Ops, bool Checked>
+class pool_traversal {
+ public:
+  using iterator = pool_iterator<T, Ops, false, Checked>;
+  using const_iterator = pool_iterator<T, Ops, true, Checked>;
+  using reverse_iterator = std::reverse_iterator<iterator>;
+  using const_reverse_iterator = std::reverse_iterator<const_iterator>;
+
+  // Iteration visits live elements in address order within a bin and in
+  // bin-list order across bins. Not thread-safe against create or destroy.
+  iterator begin() noexcept { return iterator::at_bin(root()->next_); }
+  iterator end() noexcept { return iterator::at_end(root()); }
+  const_iterator begin() const noexcept { return const_cast<pool_traversal*>(this)->begin(); }
+  const_iterator end() const noexcept { return const_cast<pool_traversal*>(this)->end(); }
+  const_iterator cbegin() const noexcept { return begin(); }
+  const_iterator cend() const noexcept { return end(); }
+  reverse_iterator rbegin() noexcept { return reverse_iterator(end()); }
+  reverse_iterator rend() noexcept { return reverse_iterator(begin()); }
+  const_reverse_iterator rbegin() const noexcept { return const_reverse_iterator(end()); }
+  const_reverse_iterator rend() const noexcept { return const_reverse_iterator(begin()); }
+  const_reverse_iterator crbegin() const noexcept { return rbegin(); }
+  const_reverse_iterator crend() const noexcept { return rend(); }
+
+  // Parallel traversal. Partitions and ranges are snapshots of the bin list:
+  // they stay valid only while no element is created or destroyed (in any
+  // thread) and the pool is not moved.
+  using subrange = pool_subrange<iterator>;
+  using const_subrange = pool_subrange<const_iterator>;
+  using range_type = bin_range<iterator>;
+  using const_range_type = bin_range<const_iterator>;
+
+  // Returns: k ranges (k >= 1) that together cover every live element once,
+  // in traversal order. Ranges consist of whole bins, cut where the running
+  // live count is closest to r * size() / k, so each holds at most
+  // size() / k + one bin's live elements (and at most 1.1 * size() / k +
+  // bin_capacity() whenever bin_count() >= 4k). When k exceeds the number of
+  // non-empty bins (in particular when k > size()), the surplus ranges are
+  // empty. Throws: std::invalid_argument if k == 0; std::bad_alloc.
+  // Complexity: O(bins + k log bins); no element is visited.
+  std::vector<subrange> partition(std::size_t k) { return ::travpool::detail::partition<iterator>(root(), k); }
+  std::vector<const_subrange> partition(std::size_t k) const {
+    return ::travpool::detail::partition<const_iterator>(root(), k);
+  }
+
+  // Returns: a TBB Range over all live elements (copyable, splittable by
+  // live count at bin boundaries, divisible while it spans two bins), for
+  // tbb::parallel_for(pool.range(), body) and tbb::parallel_reduce. The
+  // body's sub-range has begin(), end() and size(). Complexity: O(bins).
+  range_type range() { return range_type(std::make_shared<const bin_index>(root())); }
+  const_range_type range() const { return const_range_type(std::make_shared<const bin_index>(root())); }
+
+  // Returns: a forward range of std::span<T>, one per maximal run of
+  // contiguous live elements, in iteration order, so that inner loops are
+  // plain array loops the compiler can vectorise. Available when live runs
+  // are arrays: layout::compact with sizeof(T) >= 12 and a multiple of
+  // alignof(T). Valid while no element is created or destroyed.
+  auto segments() noexcept requires iterator::contiguous_runs { return begin().segments_until(end()); }
+  auto segments() const noexcept requires const_iterator::contiguous_runs { return begin().segments_until(end()); }
+
+  // Effects: calls f(element) for every live element, bin by bin, in the
+  // order of iteration. f must not create or destroy.
+  template <class F>
+  void for_each(F&& f) {
+    begin().for_each_until(end(), f);
+  }
+  template <class F>
+  void for_each(F&& f) const {
+    begin().for_each_until(end(), f);
+  }
+
+ private:
+  bin_base* root() const noexcept { return static_cast<const Pool*>(this)->core_.root(); }
+};
+
+}  // namespace travpool::detail
