@@ -208,14 +208,20 @@ class basic_pool
     throw_misuse("destroy", locate_error(b, p));
   }
 
-  // Effects: destroys the element at `it`. Returns: the iterator after it.
+  // Effects: destroys the element at `it`. Returns: the iterator to the
+  // element after it that is live once ~T has run (~T may destroy others).
   // Requires: it is a dereferenceable iterator of this pool; not for
   // concurrent use (use destroy).
   iterator erase(const_iterator it) noexcept(!checked) {
-    iterator next(it.bin_, it.index());
-    ++next;
-    destroy_at(*it.bin_, it.index());
-    return next;
+    it.check("erasing");
+    bin& b = *it.bin_;
+    const std::uint32_t i = it.index();
+    destroy_at(b, i);
+    // Found after ~T ran, which may have destroyed the next element: the
+    // freed chunk's next link is the next assigned chunk (V3 for the head of
+    // the free list).
+    const std::uint32_t next = ops::link_next(b, i);
+    return next != b.last() ? iterator(&b, next) : iterator::at_bin(b.next_);
   }
 
   // Returns: true iff p points at a live element of this pool. Safe for any

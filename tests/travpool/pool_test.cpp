@@ -477,3 +477,42 @@ TEMPLATE_TEST_CASE("create(args...) builds aggregates, with braces where parenth
   REQUIRE(h.size() == 1);
   h.validate();
 }
+
+namespace {
+template <class Opts>
+struct chained_pool;
+template <class... Options>
+struct chained_pool<travpool::test::options<Options...>> {
+  // Destroys `victim` (an element of the same pool) from its destructor.
+  struct node {
+    travpool::basic_pool<node, Options...>* pool;
+    int id;
+    node* victim = nullptr;
+    node(travpool::basic_pool<node, Options...>* p, int i) : pool(p), id(i) {}
+    ~node() {
+      if (victim != nullptr) pool->destroy(victim);
+    }
+  };
+  using type = travpool::basic_pool<node, Options...>;
+};
+}  // namespace
+
+TEMPLATE_TEST_CASE("erase returns the next element live after the destructor ran", "[pool][reentrant]",
+                   TRAVPOOL_TEST_POLICIES) {
+  using pool_type = typename chained_pool<TestType>::type;
+  pool_type pool(travpool::bin_capacity{8});
+  std::vector<typename pool_type::value_type*> ps;
+  for (int i = 0; i < 20; ++i) ps.push_back(pool.create(&pool, i));
+  ps[3]->victim = ps[4];    // erasing 3 destroys 4: erase must return 5
+  ps[7]->victim = ps[8];    // 8 is the first chunk of the next bin
+  ps[19]->victim = ps[18];  // a victim before it: the end comes next
+  auto it = pool.get_iterator(ps[3]);
+  it = pool.erase(it);
+  REQUIRE(it->id == 5);
+  it = pool.erase(pool.get_iterator(ps[7]));
+  REQUIRE(it->id == 9);
+  it = pool.erase(pool.get_iterator(ps[19]));
+  REQUIRE(it == pool.end());
+  REQUIRE(pool.size() == 14);
+  pool.validate();
+}
