@@ -240,6 +240,11 @@ class basic_pool
   // sync::bin_locks, where it sums the bins' counts under their locks.
   size_type size() const noexcept { return core_.size(); }
   bool empty() const noexcept { return size() == 0; }
+  // Returns: the most elements a pool can hold: the chunks that fit the
+  // bin directory's 48-bit address range.
+  static constexpr size_type max_size() noexcept {
+    return (size_type{1} << detail::bin_directory::address_bits) / chunk_stride;
+  }
   // Returns: the chunks of all bins held, live or free.
   size_type capacity() const noexcept { return bin_count() * bin_capacity(); }
   size_type bin_count() const noexcept { return core_.bin_count(); }
@@ -372,6 +377,23 @@ class basic_pool
 
   core_type core_;
 };
+
+// Effects: erases every element e of p with pred(e), in iteration order
+// (std::erase_if for standard containers; also found by argument-dependent
+// lookup). Returns: the number erased. Not for concurrent use.
+template <class T, class... Options, class Pred>
+std::size_t erase_if(basic_pool<T, Options...>& p, Pred pred) {
+  std::size_t erased = 0;
+  for (auto it = p.begin(); it != p.end();) {
+    if (pred(std::as_const(*it))) {
+      it = p.erase(it);
+      ++erased;
+    } else {
+      ++it;
+    }
+  }
+  return erased;
+}
 
 // A single-threaded pool with the default (compact) layout.
 template <class T>

@@ -516,3 +516,17 @@ TEMPLATE_TEST_CASE("erase returns the next element live after the destructor ran
   REQUIRE(pool.size() == 14);
   pool.validate();
 }
+
+TEMPLATE_TEST_CASE("erase_if erases what the predicate selects, and max_size bounds the pool", "[pool]",
+                   TRAVPOOL_TEST_POLICIES) {
+  using pool_type = travpool::test::pool_t<int, TestType>;
+  pool_type pool(travpool::bin_capacity{16});
+  for (int i = 0; i < 100; ++i) pool.create(i);
+  REQUIRE(erase_if(pool, [](const int& x) { return x % 3 == 0; }) == 34);  // found by ADL
+  REQUIRE(pool.size() == 66);
+  for (int x : pool) REQUIRE(x % 3 != 0);
+  REQUIRE(travpool::erase_if(pool, [](int) { return false; }) == 0);
+  pool.validate();
+  STATIC_REQUIRE(pool_type::max_size() >= (std::size_t{1} << 40) / pool_type::chunk_stride);
+  REQUIRE(pool.size() <= pool.max_size());
+}
