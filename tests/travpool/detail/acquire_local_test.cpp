@@ -14,25 +14,12 @@
 #include <catch2/catch.hpp>
 
 #include <travpool/detail/acquire_local.hpp>
-#include <travpool/detail/bin_storage.hpp>
-#include <travpool/detail/layout_compact.hpp>
-#include <travpool/detail/layout_interleaved.hpp>
-#include <travpool/detail/stats_hooks.hpp>
-#include <travpool/detail/validate.hpp>
+
+#include "bins_test_util.hpp"
 
 namespace {
 
-namespace td = travpool::detail;
-using chunk = std::pair<td::bin_base*, std::uint32_t>;
-template <class Bins>
-using algo_of = td::bin_algorithms<typename Bins::ops>;
-
-template <class Bins>
-std::vector<td::bin_base*> listed(const Bins& s) {
-  std::vector<td::bin_base*> v;
-  for (td::bin_base* b = s.first(); !b->is_root(); b = b->next_) v.push_back(b);
-  return v;
-}
+using namespace travpool::test;  // td, chunk, algo_of, listed
 template <class Bins>
 std::vector<td::bin_base*> available(const Bins& s) {
   std::vector<td::bin_base*> v;
