@@ -1,0 +1,13 @@
+#!/usr/bin/env python3
+"""Per-phase callgrind self cost of ops_count.cpp runs: phases.py NAME... reads cg_NAME.out."""
+import re,collections,subprocess,sys
+d=collections.defaultdict(lambda: collections.defaultdict(int))
+for n in sys.argv[1:]:
+    out=subprocess.run(['callgrind_annotate','--inclusive=no','--threshold=100',f'cg_{n}.out'],capture_output=True,text=True).stdout
+    for line in out.splitlines():
+        m=re.match(r'\s*([\d,]+) .*? (phase_\w+)<travpool::(?:\w+::)?basic_pool<Obj(, travpool::layout::interleaved)?',line)
+        if m: d[(m.group(2),'interleaved' if m.group(3) else 'compact')][n]+=int(m.group(1).replace(',',''))
+names=sys.argv[1:]
+print(f"{'phase':22} {'layout':12} "+" ".join(f"{x:>14}" for x in names)+"   "+" ".join(f"{names[i]}/{names[i-1]}" for i in range(1,len(names))))
+for k,v in sorted(d.items()):
+    print(f"{k[0]:22} {k[1]:12} "+" ".join(f"{v[x]:>14,}" for x in names)+"   "+"   ".join(f"{v[names[i]]/v[names[i-1]]:8.3f}" for i in range(1,len(names))))
