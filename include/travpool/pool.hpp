@@ -108,7 +108,6 @@ class basic_pool
 
  private:
   using ops = typename pool_options<T, Options...>::ops;
-  using traits = detail::layout_traits<ops>;
   using bin = detail::bin_base;
   static constexpr bool checked = pool_options<T, Options...>::checked;
   static constexpr bool bin_locked = std::is_same_v<sync_type, sync::bin_locks>;
@@ -128,7 +127,7 @@ class basic_pool
   using pointer = T*;
   using const_pointer = const T*;
   using traversal = detail::pool_traversal<basic_pool, T, ops, checked>;
-  using traversal::begin;
+  using traversal::begin;  // names of a dependent base, used below
   using traversal::end;
   using typename traversal::const_iterator;
   using typename traversal::iterator;

@@ -86,14 +86,8 @@ class segment_iterator {
     bits_ = Ops::bits(*b);
     last_ = b->last();
   }
-  // Returns: the first free chunk at or after assigned chunk i (F1 bounds
-  // every run).
-  std::uint32_t run_end(std::uint32_t i) const noexcept {
-    std::size_t k = i >> 6;
-    std::uint64_t free_bits = ~bits_[k] & (~std::uint64_t{0} << (i & 63));
-    while (free_bits == 0) free_bits = ~bits_[++k];
-    return static_cast<std::uint32_t>(k * 64 + static_cast<std::size_t>(std::countr_zero(free_bits)));
-  }
+  // The end of the run at assigned chunk i (the layout's bitmap scan).
+  std::uint32_t run_end(std::uint32_t i) const noexcept { return Ops::run_end(*bin_, i); }
   segment_iterator& end_here() noexcept {
     bin_ = stop_;
     start_ = end_ = 0;
