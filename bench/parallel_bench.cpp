@@ -4,8 +4,10 @@
 //   N elements, at 1, 2, 4, 8 threads, with OpenMP over pool.partition(t)
 //   and with tbb::parallel_for over pool.range(). The 20 random values are
 //   drawn once per sweep, outside the per-element loop.
-// * A memory-bound kernel (sum of the fields) over the pool, against
-//   std::vector under `omp parallel for` with the same thread counts.
+// * A memory-bound kernel (sum of the fields) over the pool, with OpenMP
+//   over partitions and with tbb::parallel_reduce over pool.range() (range-for
+//   bodies), against std::vector under `omp parallel for` with the same
+//   thread counts.
 // Report: speedup = time(1 thread) / time(t threads) of the same contender.
 //
 // Flags (before Google Benchmark's): --n=N (default 20,000,000).
@@ -118,6 +120,25 @@ void sum_pool_openmp(benchmark::State& state) {
   state.counters["threads"] = threads;
 }
 
+// tbb::parallel_reduce over pool.range(), range-for in the body.
+void sum_pool_tbb_reduce(benchmark::State& state) {
+  auto& pool = shared_pool();
+  const int threads = static_cast<int>(state.range(0));
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  for (auto _ : state) {
+    const std::uint64_t sum = tbb::parallel_reduce(
+        pool.range(), std::uint64_t{0},
+        [](const auto& r, std::uint64_t s) {
+          for (const element& e : r) s += e.x + e.y + e.z;
+          return s;
+        },
+        std::plus<>{});
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * pool.size()));
+  state.counters["threads"] = threads;
+}
+
 void sum_vector_openmp(benchmark::State& state) {
   auto& v = shared_vector();
   const int threads = static_cast<int>(state.range(0));
@@ -145,6 +166,7 @@ void thread_args(benchmark::internal::Benchmark* b) {
 BENCHMARK(listing15_openmp)->Apply(thread_args);
 BENCHMARK(listing15_tbb)->Apply(thread_args);
 BENCHMARK(sum_pool_openmp)->Apply(thread_args);
+BENCHMARK(sum_pool_tbb_reduce)->Apply(thread_args);
 BENCHMARK(sum_vector_openmp)->Apply(thread_args);
 
 int main(int argc, char** argv) { return travpool_bench::run_main(argc, argv, n_elements); }

@@ -5,7 +5,8 @@
 // (dense, then after erasing each element with probability 10 % and 50 %),
 // plf::colony and CGAL::Compact_container under the same gap patterns.
 // travpool is swept with for_each, range-for, const range-for,
-// std::ranges::for_each, and segments() where the layout provides it.
+// std::ranges::for_each, std::transform_reduce over begin()/end() (sum
+// only), and segments() where the layout provides it.
 //
 // The container is built and its gaps are made before timing starts (and
 // shared by the benchmarks that sweep the same container); one benchmark
@@ -59,7 +60,8 @@ void register_container(const tb::gap_pattern& g) {
 
 int main(int argc, char** argv) {
   tb::init(argc, argv, 20'000'000);
-  const tb::gap_pattern patterns[] = {{0.0, 1}, {0.1, 1}, {0.5, 1}};
+  // Dense, random erasure of 10 % and 50 %, and 50 % erased in runs of 8.
+  const tb::gap_pattern patterns[] = {{0.0, 1}, {0.1, 1}, {0.5, 1}, {0.5, 8}};
 
   register_container<tb::vector_adapter, tb::style_range_for>(patterns[0]);
   register_container<tb::vector_huge_adapter, tb::style_range_for>(patterns[0]);
@@ -69,10 +71,10 @@ int main(int argc, char** argv) {
       using A = decltype(adapter);
       if constexpr (tb::has_segments<typename A::container>)
         register_container<A, tb::style_for_each, tb::style_range_for, tb::style_const_range_for,
-                           tb::style_ranges_for_each, tb::style_segments>(g);
+                           tb::style_ranges_for_each, tb::style_transform_reduce, tb::style_segments>(g);
       else
         register_container<A, tb::style_for_each, tb::style_range_for, tb::style_const_range_for,
-                           tb::style_ranges_for_each>(g);
+                           tb::style_ranges_for_each, tb::style_transform_reduce>(g);
     });
 #ifdef TRAVPOOL_BENCH_HAVE_COLONY
     register_container<tb::colony_adapter, tb::style_range_for>(g);

@@ -27,6 +27,7 @@
 #include <iterator>
 #include <list>
 #include <memory>
+#include <numeric>
 #include <ranges>
 #include <span>
 #include <string>
@@ -411,6 +412,18 @@ struct style_ranges_for_each {
     std::ranges::for_each(c, f);
   }
 };
+// std::transform_reduce over begin()/end() (the std::reduce family, the
+// sum's terms as its projection): what generic numeric code writes. Runs
+// the sum kernel only (it reduces, so it cannot run Listing 15).
+struct style_transform_reduce {
+  static constexpr const char* name = "transform_reduce";
+  static constexpr bool reduces = true;
+  template <class C, class Term>
+  static std::uint64_t reduce(const C& c, Term term) {
+    return std::transform_reduce(c.begin(), c.end(), std::uint64_t{0}, std::plus<>{}, term);
+  }
+  static constexpr bool read_only = true;
+};
 struct style_for_each {
   static constexpr const char* name = "for_each";
   template <class C, class F>
@@ -435,7 +448,10 @@ struct kernel_sum {
   template <class Style, class C>
   [[gnu::noinline]] static void run(C& c, std::uint64_t /*sweep*/) {
     std::uint64_t s = 0;
-    Style::sweep(c, [&s](const auto& e) { s += e.x + e.y + e.z; });
+    if constexpr (requires { Style::reduces; })
+      s = Style::reduce(c, [](const auto& e) -> std::uint64_t { return e.x + e.y + e.z; });
+    else
+      Style::sweep(c, [&s](const auto& e) { s += e.x + e.y + e.z; });
     benchmark::DoNotOptimize(s);
   }
 };

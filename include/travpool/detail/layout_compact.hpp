@@ -113,24 +113,20 @@ struct compact_layout {
 
   // The iteration cursor (layout_traits.hpp): the payload of the current
   // chunk c, the address of the first chunk of c's bitmap word, that word,
-  // and one of two modes for the rest of the word, chosen when the cursor
-  // enters it:
-  //   dense   every chunk from c to the word's end was live: `bits` is c's
-  //           bit alone, and a step tests the next bit of the word in memory
-  //           and adds the stride (the common case of a full pool);
-  //   sparse  `bits` holds the word's live bits from c up, c the lowest; a
-  //           step clears the lowest bit, ANDs in the word again and scans
-  //           to the new lowest bit, with no data-dependent branch.
-  // Either way a step reads the word again, so elements destroyed meanwhile
-  // drop out (created ones may or may not be visited); a dense step that
-  // finds a gap turns sparse. Only when the word runs out does a step take
-  // next_assigned's O(1) jump.
+  // and `bits`, the word's live bits from c up (c the lowest), as they were
+  // when the cursor last looked. A step is for_each's inner loop plus one
+  // AND: clear the lowest bit, AND in the word again (so elements destroyed
+  // meanwhile drop out; created ones may or may not be visited), scan to
+  // the new lowest bit. When the word runs out, the next word of the bin is
+  // entered inline if it has a live chunk and is not the bin's last (which
+  // holds A1); anything else is next_assigned's O(1) jump, out of line.
+  // Every step takes and returns the cursor by value, so a loop keeps it in
+  // registers.
   struct cursor {
     std::byte* ptr = nullptr;
     std::byte* base = nullptr;
     const std::uint64_t* word = nullptr;
     std::uint64_t bits = 0;
-    bool dense = false;
   };
 
   // Returns: word k of b's bitmap without the pseudo chunks A0 and A1.
@@ -140,62 +136,95 @@ struct compact_layout {
     if (k == (b.last() >> 6)) w &= ~(std::uint64_t{1} << (b.last() & 63));
     return w;
   }
+  // Returns: the payload of the lowest chunk in `w` (not 0) of the word at `base`.
+  static std::byte* lowest(std::byte* base, std::uint64_t w) noexcept {
+#if defined(__GNUC__) && defined(__x86_64__)
+    // tzcnt (bsf on CPUs without BMI1; w != 0), straight into a 64-bit
+    // register: no zeroing and no sign extension of an int.
+    std::uint64_t k;
+    asm("rep bsfq %1, %0" : "=r"(k) : "r"(w) : "cc");
+#else
+    const std::size_t k = static_cast<unsigned>(std::countr_zero(w));
+#endif
+    std::byte* p = base + k * stride;
+    if (p == nullptr) __builtin_unreachable();  // lets `it != end()` fold away
+    return p;
+  }
   // Requires: chunk i of b is assigned. Returns: the cursor at chunk i.
   static cursor cursor_at(const bin_base& b, std::uint32_t i) noexcept {
     const std::size_t k = i >> 6;
     const unsigned j = i & 63;
     std::byte* base = at(b, static_cast<std::uint32_t>(k * 64));
-    const std::uint64_t from_i = live_word(b, k) & (~std::uint64_t{0} << j);
-    const bool dense = (from_i >> j) == (~std::uint64_t{0} >> j);
-    return {base + std::size_t{j} * stride, base, bits(b) + k, dense ? std::uint64_t{1} << j : from_i, dense};
+    return {base + std::size_t{j} * stride, base, bits(b) + k, live_word(b, k) & (~std::uint64_t{0} << j)};
   }
   static std::uint32_t cursor_index(const bin_base& b, const cursor& c) noexcept {
     return static_cast<std::uint32_t>(static_cast<std::size_t>(c.ptr - b.chunks_) / stride);
   }
-  // Effects: moves c to the next assigned chunk of b.
-  // Returns: false (c unchanged) if c was at b's last element.
+  // Effects: moves c to the next assigned chunk of b, or to the null cursor
+  // (ptr == nullptr) if c was at b's last element.
+  // Returns: true if c moved within b (lets callers skip the null test).
   TRAVPOOL_ALWAYS_INLINE static bool cursor_next(const bin_base& b, cursor& c) noexcept {
-    if (c.dense) {
-      const std::uint64_t next = c.bits << 1;  // 0 past the word's end
-      if ((*c.word & next) != 0) [[likely]] {
-        c.bits = next;
-        c.ptr += stride;
-        return true;
-      }
-      return cursor_turn_sparse(b, c, next);
-    }
-    const std::uint64_t rest = c.bits & (c.bits - 1) & *c.word;
+    std::uint64_t live = c.bits & *c.word;
+#if defined(__GNUC__)
+    // Keeps (bits & word) & (bits - 1) as written: two independent operations
+    // then one, a shorter loop-carried chain than GCC's reassociation.
+    asm("" : "+r"(live));
+#endif
+    const std::uint64_t rest = live & (c.bits - 1);
     if (rest != 0) [[likely]] {
       c.bits = rest;
-      c.ptr = c.base + static_cast<unsigned>(std::countr_zero(rest)) * stride;
+      c.ptr = lowest(c.base, rest);
       return true;
     }
-    return cursor_jump(b, c, next_assigned(b, cursor_index(b, c)));
-  }
-  // A dense step found chunk `next` (a bit; 0 past the word) free: the rest
-  // of the word is walked sparse.
-  static bool cursor_turn_sparse(const bin_base& b, cursor& c, std::uint64_t next) noexcept {
-    const std::uint64_t rest = next == 0 ? 0 : live_word(b, static_cast<std::size_t>(c.word - bits(b))) & (0 - next);
-    if (rest != 0) {
-      c.dense = false;
-      c.bits = rest;
-      c.ptr = c.base + static_cast<unsigned>(std::countr_zero(rest)) * stride;
-      return true;
+    const std::uint64_t* next = c.word + 1;
+    if (next < bits(b) + (b.last() >> 6)) {
+      if (const std::uint64_t w = *next; w != 0) [[likely]] {
+        c.base += 64 * stride;
+        c.word = next;
+        c.bits = w;
+        c.ptr = lowest(c.base, w);
+        return true;
+      }
     }
-    return cursor_jump(b, c, next_assigned(b, cursor_index(b, c)));
+    c = cursor_next_slow(b, c);
+    return c.ptr != nullptr;
   }
-  // Effects: moves c to the previous assigned chunk of b.
-  // Returns: false (c unchanged) if c was at b's first element.
-  static bool cursor_prev(const bin_base& b, cursor& c) noexcept {
+  // The rest of cursor_next: next_assigned's jump over a free run.
+  [[gnu::noinline]] static cursor cursor_next_slow(const bin_base& b, cursor c) noexcept {
+    const std::uint32_t i = next_assigned(b, cursor_index(b, c));
+    return i == b.last() ? cursor{} : cursor_at(b, i);
+  }
+  // Effects: moves c to the previous assigned chunk of b, or to the null
+  // cursor if c was at b's first element. The mirror image of cursor_next:
+  // the highest live chunk below c in c's word, else in the word below
+  // (inline unless that is word 0, which holds A0), else prev_assigned's
+  // jump. The element left behind joins the snapshot, so a following ++
+  // finds it again.
+  TRAVPOOL_ALWAYS_INLINE static void cursor_prev(const bin_base& b, cursor& c) noexcept {
+    const std::uint64_t current = c.bits & (0 - c.bits);
+    const std::uint64_t* first = bits(b);
+    if (const std::uint64_t below = *c.word & (current - 1) & (c.word == first ? ~std::uint64_t{1} : ~std::uint64_t{0});
+        below != 0) [[likely]] {
+      const unsigned j = 63 - static_cast<unsigned>(std::countl_zero(below));
+      c.bits = (c.bits & *c.word) | (std::uint64_t{1} << j);
+      c.ptr = c.base + std::size_t{j} * stride;
+      return;
+    }
+    if (c.word - 1 != first && c.word != first) {
+      if (const std::uint64_t w = c.word[-1]; w != 0) [[likely]] {
+        const unsigned j = 63 - static_cast<unsigned>(std::countl_zero(w));
+        c.base -= 64 * stride;
+        c.word -= 1;
+        c.bits = std::uint64_t{1} << j;
+        c.ptr = c.base + std::size_t{j} * stride;
+        return;
+      }
+    }
+    c = cursor_prev_slow(b, c);
+  }
+  [[gnu::noinline]] static cursor cursor_prev_slow(const bin_base& b, cursor c) noexcept {
     const std::uint32_t p = prev_assigned(b, cursor_index(b, c));
-    if (p == 0) return false;
-    c = cursor_at(b, p);
-    return true;
-  }
-  static bool cursor_jump(const bin_base& b, cursor& c, std::uint32_t i) noexcept {
-    if (i == b.last()) return false;
-    c = cursor_at(b, i);
-    return true;
+    return p == 0 ? cursor{} : cursor_at(b, p);
   }
 
   // Returns: the first free chunk at or after assigned chunk i (A1's

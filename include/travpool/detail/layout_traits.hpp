@@ -116,26 +116,24 @@ struct layout_traits {
     else
       return c.index;
   }
-  // Effects: c moves to the next (previous) assigned chunk of b.
-  // Returns: false, c unchanged, at b's last (first) element.
+  // Effects: c moves to the next (previous) assigned chunk of b, or to the
+  // null cursor (ptr == nullptr) past b's last (first) element.
+  // Returns (cursor_next): c.ptr != nullptr.
   TRAVPOOL_ALWAYS_INLINE static bool cursor_next(const bin_base& b, cursor& c) noexcept {
     if constexpr (own_cursor) {
       return Ops::cursor_next(b, c);
     } else {
       const std::uint32_t i = next_assigned(b, c.index);
-      if (i == b.last()) return false;
-      c = cursor_at(b, i);
-      return true;
+      c = i == b.last() ? cursor{} : cursor_at(b, i);
+      return c.ptr != nullptr;
     }
   }
-  static bool cursor_prev(const bin_base& b, cursor& c) noexcept {
+  static void cursor_prev(const bin_base& b, cursor& c) noexcept {
     if constexpr (own_cursor) {
-      return Ops::cursor_prev(b, c);
+      Ops::cursor_prev(b, c);
     } else {
       const std::uint32_t i = prev_assigned(b, c.index);
-      if (i == 0) return false;
-      c = cursor_at(b, i);
-      return true;
+      c = i == 0 ? cursor{} : cursor_at(b, i);
     }
   }
 

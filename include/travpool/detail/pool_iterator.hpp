@@ -8,9 +8,13 @@
 // on the circular bin list, so ++ from a bin's last element and -- from
 // end() need no pool pointer. Iterators are equal iff their addresses are.
 //   ++: the next assigned chunk in the bin (layout_traits::cursor_next,
-//       O(1): compact: clear a bit and scan; else a boundary link), else
-//       the first element of the next non-empty bin, else end().
+//       O(1): compact: clear a bit, AND the bitmap word, scan; the next
+//       word inline; else a boundary link), else the first element of the
+//       next non-empty bin, else end().
 //   --: the mirror image.
+// Every step that leaves the inline fast path calls a function that takes
+// and returns the position by value (never `this`), so the iterator of a
+// loop is never in memory and a range-for compiles to for_each's loop.
 // With checks (Checked = true) every dereference and step first checks
 // that the element is live and its bin is not being modified, and throws
 // usage_error otherwise; those operations are then not noexcept.
@@ -70,7 +74,7 @@ class pool_iterator {
   pool_iterator& operator++() noexcept(!Checked) {
     check("incrementing");
     if (!traits::cursor_next(*bin_, cur_)) [[unlikely]]
-      seek_forward(bin_->next_);
+      *this = first_from(bin_->next_);
     return *this;
   }
   pool_iterator operator++(int) noexcept(!Checked) {
@@ -80,11 +84,12 @@ class pool_iterator {
   }
   pool_iterator& operator--() noexcept(!Checked) {
     if (bin_->is_root()) {
-      seek_backward(bin_->prev_);
+      *this = last_from(bin_->prev_);
       return *this;
     }
     check("decrementing");
-    if (!traits::cursor_prev(*bin_, cur_)) seek_backward(bin_->prev_);
+    traits::cursor_prev(*bin_, cur_);
+    if (cur_.ptr == nullptr) *this = last_from(bin_->prev_);
     return *this;
   }
   pool_iterator operator--(int) noexcept(!Checked) {
@@ -95,11 +100,7 @@ class pool_iterator {
 
   // Returns: an iterator at the first element of the first non-empty bin
   // from `b` on (end if none). Used by ranges over whole bins.
-  static pool_iterator at_bin(bin_base* b) noexcept {
-    pool_iterator it;
-    it.seek_forward(b);
-    return it;
-  }
+  static pool_iterator at_bin(bin_base* b) noexcept { return first_from(b); }
   // Returns: the end iterator of the pool whose bin list root is `root`.
   static pool_iterator at_end(bin_base* root) noexcept {
     pool_iterator it;
@@ -156,17 +157,23 @@ class pool_iterator {
     }
   }
 
-  // Positions on the first element of the first non-empty bin from `b` on, or on end.
-  void seek_forward(bin_base* b) noexcept {
+  // Returns: the first element of the first non-empty bin from `b` on, or
+  // end. (Static and by value, as the other steps, so that a loop's
+  // iterator never has its address taken and stays in registers.)
+  [[gnu::noinline]] static pool_iterator first_from(bin_base* b) noexcept {
     while (!b->is_root() && b->live_ == 0) b = b->next_;
-    bin_ = b;
-    cur_ = b->is_root() ? cursor{} : traits::cursor_at(*b, traits::first_assigned(*b));
+    pool_iterator it;
+    it.bin_ = b;
+    if (!b->is_root()) it.cur_ = traits::cursor_at(*b, traits::first_assigned(*b));
+    return it;
   }
-  // Positions on the last element of the last non-empty bin from `b` back.
-  void seek_backward(bin_base* b) noexcept {
+  // Returns: the last element of the last non-empty bin from `b` back, or end.
+  [[gnu::noinline]] static pool_iterator last_from(bin_base* b) noexcept {
     while (!b->is_root() && b->live_ == 0) b = b->prev_;
-    bin_ = b;
-    cur_ = b->is_root() ? cursor{} : traits::cursor_at(*b, traits::last_assigned(*b));
+    pool_iterator it;
+    it.bin_ = b;
+    if (!b->is_root()) it.cur_ = traits::cursor_at(*b, traits::last_assigned(*b));
+    return it;
   }
 
   bin_base* bin_ = nullptr;

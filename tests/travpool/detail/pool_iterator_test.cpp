@@ -216,3 +216,55 @@ TEST_CASE("segments() concatenate to the sweep, each run maximal, over the same 
     REQUIRE(runs == sweep);
   }
 }
+
+// A random walk of ++ and -- while other elements are destroyed around the
+// iterator (in its bitmap word, the words beside it, other bins): every
+// step lands on the model's neighbour among the elements still live, and
+// begin()/end() are reached exactly at the model's ends. Destroying only
+// (no create) makes the expected neighbour unique.
+TEMPLATE_TEST_CASE("a walk stays on live elements while other elements are destroyed", "[iterator]",
+                   TRAVPOOL_TEST_POLICIES) {
+  using pool_type = travpool::test::pool_t<int, TestType>;
+  for (unsigned seed = 1; seed <= 12; ++seed) {
+    fixture<pool_type> f(cap);
+    f.fill(3 * cap + 17);
+    std::mt19937 rng(seed);
+    // Start from a sparse or dense shape.
+    const unsigned percent = seed % 3 == 0 ? 0 : seed % 3 == 1 ? 20 : 70;
+    f.drop_if([&](auto) { return rng() % 100 < percent; });
+    std::vector<int*> order = f.sorted();  // the model, in traversal order
+    if (order.empty()) continue;
+    std::size_t k = rng() % order.size();
+    auto it = f.pool.get_iterator(order[k]);
+    for (int step = 0; step < 3000 && order.size() > 1; ++step) {
+      INFO("seed " << seed << " step " << step);
+      // Destroy one or two other elements, often close to the iterator.
+      for (int d = rng() % 3; d > 0 && order.size() > 1; --d) {
+        const std::size_t span = rng() % 2 == 0 ? 4 : 200;
+        const std::size_t lo = k > span ? k - span : 0;
+        const std::size_t hi = std::min(order.size() - 1, k + span);
+        const std::size_t victim = lo + rng() % (hi - lo + 1);
+        if (victim == k) continue;
+        f.pool.destroy(order[victim]);
+        order.erase(order.begin() + static_cast<std::ptrdiff_t>(victim));
+        if (victim < k) --k;
+      }
+      f.live.assign(order.begin(), order.end());
+      const bool forward = k == 0 || rng() % 2 == 0;
+      if (forward) {
+        ++it;
+        if (k + 1 == order.size()) {
+          REQUIRE(it == f.pool.end());
+          --it;
+        } else {
+          ++k;
+        }
+      } else {
+        --it;
+        --k;
+      }
+      REQUIRE(&*it == order[k]);
+    }
+    f.check();
+  }
+}
