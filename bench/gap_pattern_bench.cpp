@@ -53,7 +53,10 @@ int main(int argc, char** argv) {
         using A = decltype(adapter);
         register_sweep<A, tb::style_for_each>(g);
         register_sweep<A, tb::style_range_for>(g);
-        if constexpr (tb::has_segments<typename A::container>) register_sweep<A, tb::style_segments>(g);
+        if constexpr (tb::has_segments<typename A::container>) {
+          register_sweep<A, tb::style_segments>(g);
+          register_sweep<A, tb::style_segments_span>(g);
+        }
       });
 #ifdef TRAVPOOL_BENCH_HAVE_COLONY
       register_sweep<tb::colony_adapter, tb::style_range_for>(g);

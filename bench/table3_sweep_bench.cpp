@@ -6,7 +6,8 @@
 // plf::colony and CGAL::Compact_container under the same gap patterns.
 // travpool is swept with for_each, range-for, const range-for,
 // std::ranges::for_each, std::transform_reduce over begin()/end() (sum
-// only), and segments() where the layout provides it.
+// only), and segments() where the layout provides it (its blocks walked by
+// their own iterator, and as spans where they are one run).
 //
 // The container is built and its gaps are made before timing starts (and
 // shared by the benchmarks that sweep the same container); one benchmark
@@ -71,7 +72,8 @@ int main(int argc, char** argv) {
       using A = decltype(adapter);
       if constexpr (tb::has_segments<typename A::container>)
         register_container<A, tb::style_for_each, tb::style_range_for, tb::style_const_range_for,
-                           tb::style_ranges_for_each, tb::style_transform_reduce, tb::style_segments>(g);
+                           tb::style_ranges_for_each, tb::style_transform_reduce, tb::style_segments,
+                           tb::style_segments_span>(g);
       else
         register_container<A, tb::style_for_each, tb::style_range_for, tb::style_const_range_for,
                            tb::style_ranges_for_each, tb::style_transform_reduce>(g);

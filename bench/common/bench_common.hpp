@@ -383,8 +383,9 @@ void for_each_pool_layout(F&& f) {
 // ---------------------------------------------------------------------------
 // Sweeps: the ways a program visits every live element.
 
-// segments(): a range of contiguous runs of live elements (std::span<T>),
-// provided by layouts that store payloads contiguously.
+// segments(): the live elements in blocks of one bitmap word (a range of T&,
+// and a std::span<T> when contiguous()), provided by layouts whose chunks
+// are arrays of T.
 template <class P>
 concept has_segments = requires(P& p) {
   { p.segments() } -> std::ranges::range;
@@ -438,6 +439,21 @@ struct style_segments {
     if constexpr (has_segments<C>) {
       for (auto&& s : c.segments())
         for (auto& e : s) f(e);
+    }
+  }
+};
+// segments(), with a plain array loop over the segments that are one run.
+struct style_segments_span {
+  static constexpr const char* name = "segments_span";
+  template <class C, class F>
+  static void sweep(C& c, F&& f) {
+    if constexpr (has_segments<C>) {
+      for (auto&& s : c.segments()) {
+        if (s.contiguous())
+          for (auto& e : s.span()) f(e);
+        else
+          for (auto& e : s) f(e);
+      }
     }
   }
 };

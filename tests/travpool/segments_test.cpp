@@ -1,5 +1,5 @@
-// layout::compact specifics: exact chunk stride, segments() as maximal
-// std::span runs (whole pool and partition ranges), for_each's bitmap sweep.
+// layout::compact specifics: exact chunk stride, segments() as blocks of
+// one bitmap word (whole pool and partition ranges), for_each's bitmap sweep.
 #include <cstdint>
 #include <random>
 #include <span>
@@ -25,37 +25,88 @@ static_assert(travpool::basic_pool<five_words, travpool::layout::compact>::chunk
 // 65536 / 1 + bitmap: the default capacity fills 2 MiB with < 0.2 B/elem overhead.
 static_assert(2.0 * 1024 * 1024 / travpool::default_bin_capacity<p3, travpool::layout::compact> < 24.2);
 
-TEST_CASE("segments() are the maximal runs of live elements", "[segments]") {
+// Every segment is the live chunks of one bitmap word: non-empty, within
+// 64 chunks of data(), mask() exactly the live chunks (checked with
+// contains() on every chunk of the block), span() the same elements when
+// contiguous(); the segments concatenate to the sweep, for the whole pool
+// and for partition ranges.
+template <class Pool, class Range>
+std::vector<const p3*> check_segments(const Pool& pool, const Range& segments) {
+  std::vector<const p3*> from_segments;
+  const p3* previous_block = nullptr;
+  for (auto seg : segments) {
+    REQUIRE_FALSE(seg.empty());
+    REQUIRE(seg.data() != previous_block);  // one segment per word
+    previous_block = seg.data();
+    std::vector<const p3*> walked, masked;
+    for (auto& e : seg) walked.push_back(&e);
+    for (int j = 0; j < 64; ++j)
+      if ((seg.mask() >> j) & 1) masked.push_back(seg.data() + j);
+    REQUIRE(walked == masked);
+    REQUIRE(walked.size() == seg.size());
+    if (seg.contiguous()) {
+      std::vector<const p3*> spanned;
+      for (auto& e : seg.span()) spanned.push_back(&e);
+      REQUIRE(spanned == walked);
+    } else {
+      REQUIRE(walked.back() - walked.front() + 1 > static_cast<std::ptrdiff_t>(walked.size()));
+    }
+    for (const p3* e : walked) REQUIRE(pool.contains(e));
+    from_segments.insert(from_segments.end(), walked.begin(), walked.end());
+  }
+  return from_segments;
+}
+
+TEST_CASE("segments() are the live elements, one bitmap word at a time", "[segments]") {
   for (std::uint32_t cap : {1u, 7u, 64u, 200u}) {
-    for (int gap_percent : {0, 10, 50, 97}) {
-      INFO("capacity " << cap << ", gaps " << gap_percent << "%");
-      compact_pool pool(travpool::bin_capacity{cap});
-      std::vector<p3*> all;
-      for (std::uint64_t i = 0; i < 3000; ++i) all.push_back(pool.create(p3{i, 0, 0}));
-      std::mt19937 rng(cap * 100 + static_cast<unsigned>(gap_percent));
-      for (p3* p : all)
-        if (static_cast<int>(rng() % 100) < gap_percent) pool.destroy(p);
-      std::vector<const p3*> swept, from_segments;
-      for (const p3& e : pool) swept.push_back(&e);
-      const p3* previous_end = nullptr;
-      for (std::span<p3> run : pool.segments()) {
-        REQUIRE_FALSE(run.empty());
-        // Maximal: the chunk after a run is not live, and runs never touch.
-        REQUIRE_FALSE(pool.contains(run.data() + run.size()));
-        REQUIRE(run.data() != previous_end);
-        previous_end = run.data() + run.size();
-        for (p3& e : run) from_segments.push_back(&e);
-      }
-      REQUIRE(from_segments == swept);
-      for (std::size_t k : {1u, 2u, 3u, 8u}) {
-        std::vector<const p3*> from_parts;
-        for (const auto& r : pool.partition(k))
-          for (std::span<p3> run : r.segments())
-            for (p3& e : run) from_parts.push_back(&e);
-        REQUIRE(from_parts == swept);
+    for (int gap_percent : {0, 10, 50, 97, 100}) {
+      for (bool runs : {false, true}) {
+        INFO("capacity " << cap << ", gaps " << gap_percent << "%" << (runs ? " in runs of 70" : ""));
+        compact_pool pool(travpool::bin_capacity{cap});
+        std::vector<p3*> all;
+        for (std::uint64_t i = 0; i < 3000; ++i) all.push_back(pool.create(p3{i, 0, 0}));
+        std::mt19937 rng(cap * 100 + static_cast<unsigned>(gap_percent));
+        bool drop = false;
+        for (std::size_t i = 0; i < all.size(); ++i) {
+          // Runs of 70 cover whole bitmap words: the jump over free words.
+          if (!runs || i % 70 == 0) drop = static_cast<int>(rng() % 100) < gap_percent;
+          if (drop) pool.destroy(all[i]);
+        }
+        std::vector<const p3*> swept;
+        for (const p3& e : pool) swept.push_back(&e);
+        REQUIRE(check_segments(pool, pool.segments()) == swept);
+        const compact_pool& cpool = pool;
+        REQUIRE(check_segments(pool, cpool.segments()) == swept);
+        for (std::size_t k : {1u, 2u, 3u, 8u}) {
+          std::vector<const p3*> from_parts;
+          for (const auto& r : pool.partition(k)) {
+            const auto part = check_segments(pool, r.segments());
+            from_parts.insert(from_parts.end(), part.begin(), part.end());
+          }
+          REQUIRE(from_parts == swept);
+        }
       }
     }
   }
+}
+
+TEST_CASE("a dense pool's segments are whole words, each one contiguous span", "[segments]") {
+  compact_pool pool(travpool::bin_capacity{1000});
+  for (std::uint64_t i = 0; i < 2500; ++i) pool.create(p3{i, 0, 0});
+  std::size_t n = 0, full = 0;
+  std::uint64_t next = 0;
+  for (auto seg : pool.segments()) {
+    REQUIRE(seg.contiguous());
+    for (const p3& e : seg.span()) REQUIRE(e.x == next++);
+    n += seg.size();
+    full += seg.size() == 64;
+  }
+  REQUIRE(n == 2500);
+  REQUIRE(next == 2500);
+  // User chunks are 2..1001 of a bin: words 1..14 are whole (word 0 holds
+  // A0 and F0, word 15 ends at chunk 1001); the third bin's 500 elements,
+  // chunks 2..501, fill words 1..6.
+  REQUIRE(full == 14 + 14 + 6);
 }
 
 TEMPLATE_TEST_CASE("for_each visits what iteration visits", "[segments]", TRAVPOOL_TEST_LAYOUTS) {

@@ -10,7 +10,7 @@
 //   next_assigned(b, i)            O(1) step to the next live  default: the
 //   prev_assigned(b, i)            chunk, and back              boundary link
 //   contiguous                     live runs are arrays        default: false
-//   run_end(b, i)                  end of the live run at i    (segments)
+//   bits(b), live_word(b, k)       the status bitmap           (segments)
 //   for_each_live<T>(b, f)         a bulk sweep of one bin     default: steps
 //   cursor, cursor_at, cursor_next, the iterators' position    default:
 //   cursor_prev, cursor_index      within a bin                 {payload, index}

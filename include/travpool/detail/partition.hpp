@@ -33,8 +33,7 @@ class pool_subrange {
   void for_each(F&& f) const {
     begin_.for_each_until(end_, f);
   }
-  // Returns: this range's maximal runs of contiguous live elements as
-  // std::span (see basic_pool::segments()).
+  // Returns: this range's segments (see basic_pool::segments()).
   auto segments() const noexcept requires Iterator::contiguous_runs { return begin_.segments_until(end_); }
 
  private:

@@ -55,7 +55,7 @@ class pool_iterator {
   using difference_type = std::ptrdiff_t;
   using pointer = element*;
   using reference = element&;
-  // The runs of a range of these iterators can be std::span<element>.
+  // Live runs are arrays of element: segments() is available.
   static constexpr bool contiguous_runs = traits::contiguous;
   using segments_type = segment_range<element, Ops>;
 
@@ -108,8 +108,9 @@ class pool_iterator {
     return it;
   }
 
-  // Returns: the runs of live elements from *this up to `last`, which must
-  // be at a bin's first element or at end (as partition ranges are).
+  // Returns: the segments (blocks of one bitmap word) of the live elements
+  // from *this up to `last`, which must be at a bin's first element or at
+  // end (as partition ranges are).
   segments_type segments_until(const pool_iterator& last) const noexcept requires contiguous_runs {
     return segments_type(bin_, index(), last.bin_);
   }

@@ -67,11 +67,15 @@ class pool_traversal {
   range_type range() { return range_type(std::make_shared<const bin_index>(root())); }
   const_range_type range() const { return const_range_type(std::make_shared<const bin_index>(root())); }
 
-  // Returns: a forward range of std::span<T>, one per maximal run of
-  // contiguous live elements, in iteration order, so that inner loops are
-  // plain array loops the compiler can vectorise. Available when live runs
-  // are arrays: layout::compact with sizeof(T) >= 12 and a multiple of
-  // alignof(T). Valid while no element is created or destroyed.
+  // Returns: a forward range of segments, one per bitmap word (64 chunks)
+  // of a bin that holds live elements, in iteration order. A segment is a
+  // range of T& (its loop is for_each's inner loop), with data() (chunk 0
+  // of the block), mask() (bit j: data()[j] is live), size(), and, when
+  // contiguous() (its live elements are one run, as in a dense pool),
+  // span(), a std::span<T> for loops the compiler can vectorise. Available
+  // when chunks are arrays of T: layout::compact with sizeof(T) >= 12 and a
+  // multiple of alignof(T). Valid while no element is created or destroyed.
+  // Complexity: O(1) per segment; free runs are jumped.
   auto segments() noexcept requires iterator::contiguous_runs { return begin().segments_until(end()); }
   auto segments() const noexcept requires const_iterator::contiguous_runs { return begin().segments_until(end()); }
 
