@@ -157,6 +157,12 @@ struct compact_layout {
     std::byte* base = at(b, static_cast<std::uint32_t>(k * 64));
     return {base + std::size_t{j} * stride, base, bits(b) + k, live_word(b, k) & (~std::uint64_t{0} << j)};
   }
+  // Returns: whether a and b are at the same element. Only the null cursor
+  // (end) has no live bit, and testing that first lets a loop's
+  // `it != end()` fold away after a step that found one.
+  static bool cursor_equal(const cursor& a, const cursor& b) noexcept {
+    return (a.bits == 0) == (b.bits == 0) && a.ptr == b.ptr;
+  }
   static std::uint32_t cursor_index(const bin_base& b, const cursor& c) noexcept {
     return static_cast<std::uint32_t>(static_cast<std::size_t>(c.ptr - b.chunks_) / stride);
   }

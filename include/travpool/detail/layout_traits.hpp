@@ -13,7 +13,8 @@
 //   bits(b), live_word(b, k)       the status bitmap           (segments)
 //   for_each_live<T>(b, f)         a bulk sweep of one bin     default: steps
 //   cursor, cursor_at, cursor_next, the iterators' position    default:
-//   cursor_prev, cursor_index      within a bin                 {payload, index}
+//   cursor_prev, cursor_index,     within a bin                 {payload, index}
+//   cursor_equal
 //
 // Geometry (bytes from the bin's start):
 //   chunks_offset(cap) = round_up(bin_header_bytes + extra_bytes(cap),
@@ -103,6 +104,13 @@ struct layout_traits {
       return std::type_identity<index_cursor>{};
   }())::type;
 
+  // Returns: whether a and b are at the same element (or both null).
+  static bool cursor_equal(const cursor& a, const cursor& b) noexcept {
+    if constexpr (requires { Ops::cursor_equal(a, b); })
+      return Ops::cursor_equal(a, b);
+    else
+      return a.ptr == b.ptr;
+  }
   // Requires: chunk i of b is assigned. Returns: the cursor at chunk i.
   static cursor cursor_at(const bin_base& b, std::uint32_t i) noexcept {
     if constexpr (own_cursor)
@@ -124,8 +132,12 @@ struct layout_traits {
       return Ops::cursor_next(b, c);
     } else {
       const std::uint32_t i = next_assigned(b, c.index);
-      c = i == b.last() ? cursor{} : cursor_at(b, i);
-      return c.ptr != nullptr;
+      if (i == b.last()) {
+        c = cursor{};
+        return false;
+      }
+      c = cursor_at(b, i);
+      return true;
     }
   }
   static void cursor_prev(const bin_base& b, cursor& c) noexcept {

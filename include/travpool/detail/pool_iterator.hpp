@@ -125,7 +125,9 @@ class pool_iterator {
       if (b->live_ != 0) traits::template for_each_live<element>(*b, f);
   }
 
-  friend bool operator==(const pool_iterator& a, const pool_iterator& b) noexcept { return a.cur_.ptr == b.cur_.ptr; }
+  friend bool operator==(const pool_iterator& a, const pool_iterator& b) noexcept {
+    return traits::cursor_equal(a.cur_, b.cur_);
+  }
 
  private:
   template <class, class...>
