@@ -252,7 +252,7 @@ TEMPLATE_TEST_CASE("construction from a range or an initializer_list, insert and
 }
 
 TEMPLATE_TEST_CASE(
-    "insert keeps what it created before a constructor threw; a throwing range constructor leaks nothing",
+    "insert keeps what it created before a constructor threw, a throwing range constructor leaks nothing",
     "[pool][insert][exception]", TRAVPOOL_TEST_POLICIES) {
   using pool_type = travpool::test::pool_t<copy_throws, TestType>;
   copy_throws::live = 0;
