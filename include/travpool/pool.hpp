@@ -49,6 +49,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <iterator>
 #include <memory>
@@ -293,14 +294,17 @@ class basic_pool
   }
 
   // Effects: erases the elements of [first, last) in iteration order, each
-  // as erase(it) does (so a ~T may destroy other elements, in the range or
-  // not). Returns: the iterator after the erased range (last).
-  // Requires: [first, last) is a range of this pool's iterators, and no ~T
-  // run by this call destroys *last. Not for concurrent use.
+  // as erase(it) does, so a ~T may destroy other elements, in the range or
+  // not. If a ~T destroys *last itself, erasing stops at the first element
+  // live after last's position.
+  // Returns: the iterator after the erased range: last, or in that case the
+  // element where erasing stopped.
+  // Requires: [first, last) is a range of this pool's iterators. Not for
+  // concurrent use.
   // Throws (checks::on only): usage_error if last is not reachable from
   // first (last before first, an iterator of another pool, a destroyed or
-  // end first) or the range is another pool's; the pool is then unchanged. That check walks from
-  // first to last before anything is erased.
+  // end first) or the range is another pool's; the pool is then unchanged.
+  // That check walks from first to last before anything is erased.
   // Invalidates: pointers and iterators to the erased elements.
   // Complexity: O(distance(first, last) + bins crossed); with checks, that
   // once more for the walk (up to O(size + bins) when last is before first).
@@ -312,8 +316,12 @@ class basic_pool
       for (const_iterator it = first; it != last; ++it)
         if (it == e) throw_misuse("erase", "last is not reachable from first (before it, or of another pool)");
     }
-    while (first != last) first = erase(first);
-    return mutable_iterator(last);
+    while (first != last) {
+      const bin* from = first.bin_;
+      first = erase(first);
+      if (passed(from, first, last)) break;  // a ~T destroyed *last
+    }
+    return mutable_iterator(first);
   }
 
   // Effects: create(*it) for each it in [first, last), in that order.
@@ -551,6 +559,16 @@ class basic_pool
   }
 
   void release_all() noexcept { core_.release_all(payload_destroyer()); }
+
+  // Returns: whether `it`, just stepped forward from bin `from` by an
+  // erase, lies beyond the position of `last` (whose element was then
+  // destroyed meanwhile). O(1) within a bin, else O(bins crossed).
+  static bool passed(const bin* from, const const_iterator& it, const const_iterator& last) noexcept {
+    if (it.bin_ == last.bin_) return std::less<>{}(last.cur_.ptr, it.cur_.ptr);
+    for (const bin* b = from; b != it.bin_; b = b->next_)
+      if (b == last.bin_) return true;
+    return false;
+  }
 
   static iterator mutable_iterator(const_iterator c) noexcept {
     iterator it;

@@ -149,6 +149,41 @@ TEMPLATE_TEST_CASE("erase(first, last) copes with destructors that destroy other
   pool.validate();
 }
 
+TEMPLATE_TEST_CASE("erase(first, last) stops after last's position when a destructor destroys *last",
+                   "[pool][erase][reentrant]", TRAVPOOL_TEST_POLICIES) {
+  using pool_type = typename chained<TestType>::type;
+  pool_type pool(bin_capacity{8});
+  std::vector<typename pool_type::value_type*> ps;
+  for (int i = 0; i < 40; ++i) ps.push_back(pool.create(&pool, i));
+  auto ids = [&pool] {
+    std::vector<int> v;
+    for (auto& n : pool) v.push_back(n.id);
+    return v;
+  };
+  // *last in the same bin as the element whose destructor destroys it.
+  ps[3]->victim = ps[6];
+  auto it = pool.erase(pool.get_iterator(ps[2]), pool.get_iterator(ps[6]));
+  REQUIRE(it->id == 7);
+  REQUIRE(ids().size() == 35);
+  // *last in a later bin (16..23 is the third bin).
+  ps[12]->victim = ps[20];
+  it = pool.erase(pool.get_iterator(ps[10]), pool.get_iterator(ps[20]));
+  REQUIRE(it->id == 21);
+  // *last, the first element of the next bin (24..31).
+  ps[23]->victim = ps[24];
+  it = pool.erase(pool.get_iterator(ps[22]), pool.get_iterator(ps[24]));
+  REQUIRE(it->id == 25);
+  // *last, the only element of the last bin, which the erasure empties:
+  // erasing stops at end().
+  for (std::size_t i = 33; i < 40; ++i) pool.destroy(ps[i]);
+  ps[27]->victim = ps[32];
+  it = pool.erase(pool.get_iterator(ps[26]), pool.get_iterator(ps[32]));
+  REQUIRE(it == pool.end());
+  const std::vector<int> expect{0, 1, 7, 8, 9, 21, 25};
+  REQUIRE(ids() == expect);
+  pool.validate();
+}
+
 TEMPLATE_TEST_CASE("erase(first, last) with checks rejects an unreachable last and changes nothing",
                    "[pool][erase][misuse]", TRAVPOOL_TEST_POLICIES) {
   using pool_type = checked_pool_t<int, TestType>;
