@@ -12,7 +12,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -469,38 +468,6 @@ TEMPLATE_TEST_CASE("splice rejects differing bin capacities and, with checks, it
   u.splice(u);
   REQUIRE(contents(u) == cu);
   u.validate();
-}
-
-TEST_CASE("splice of concurrent pools releases the claims of the spliced bins", "[pool][splice][threads]") {
-  using pool_type = travpool::basic_pool<int, travpool::sync::bin_locks, travpool::checks::on>;
-  pool_type a(bin_capacity{8}), b(bin_capacity{8});
-  // This thread claims (and remembers) one bin in each pool.
-  for (int i = 0; i < 5; ++i) a.create(i);
-  std::vector<int*> vb;
-  for (int i = 0; i < 3; ++i) vb.push_back(b.create(100 + i));
-  REQUIRE(test_access::bins(b).front()->claim_.load() != 0);
-  a.splice(b);
-  REQUIRE(a.bin_count() == 2);
-  const auto bins = test_access::bins(a);
-  REQUIRE(bins[1]->claim_.load() == 0);  // b's bin is nobody's now
-  // Another thread's creates skip a's bin (claimed by this thread) and use
-  // the spliced bin's room instead of adding a bin.
-  std::thread([&] {
-    for (int i = 0; i < 5; ++i) a.create(200 + i);
-  }).join();
-  REQUIRE(a.bin_count() == 2);
-  REQUIRE(a.size() == 13);
-  // This thread still creates in a's first bin (its claim stayed), and
-  // b, with a new identity, gets a new bin.
-  a.create(300);
-  REQUIRE(bins[0]->live_ == 6);
-  int* nb = b.create(400);
-  REQUIRE(b.bin_count() == 1);
-  REQUIRE(test_access::bins(b).front() != bins[1]);
-  REQUIRE(b.contains(nb));
-  for (int* p : vb) a.destroy(p);
-  a.validate();
-  b.validate();
 }
 
 TEST_CASE("splice moves the bins' statistics with them", "[pool][splice]") {
