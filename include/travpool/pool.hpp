@@ -22,13 +22,39 @@
 //   not be visited by that sweep.
 // * end() is invalidated by moving or swapping the pool (like std::list's).
 // * shrink_to_fit and clear invalidate nothing but what they destroy.
+// * splice(other) invalidates no pointer or iterator to an element: they
+//   now belong to *this. other's end() stays valid (and other is empty).
+//
+// Iteration order
+// ---------------
+// Always: bin-list order across bins, address order within a bin; bins
+// are appended to the list when added (create, reserve) or spliced in.
+// Guaranteed: in a pool with sync::none or sync::global_mutex, as long as
+// no element has been destroyed (by destroy, erase or erase_if) since the
+// pool was constructed or last cleared (clear, assign), and nothing was
+// spliced into it, iteration order is creation order. A create whose
+// constructor threw does not count as a destroy. Why: create takes the
+// first free chunk of the first bin with room; without a destroy every bin
+// before that one is full, and its free list hands out fresh chunks in
+// ascending address order. So a copy, and a pool built from a range,
+// iterate in the order of their source.
+// Not guaranteed once an element is destroyed: a freed chunk is reused
+// last in, first out, and a bin that gets room again is filled first, so
+// later elements may appear anywhere. splice appends other's bins, so its
+// elements come after this pool's but later creates may go anywhere.
+// sync::bin_locks: threads fill different bins, so no creation order holds.
 #pragma once
 
+#include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <iterator>
 #include <memory>
 #include <new>
+#include <ranges>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -139,8 +165,52 @@ class basic_pool
   // Throws: std::invalid_argument if cap.chunks is 0 or above 2^31 - 2^16.
   explicit basic_pool(travpool::bin_capacity cap = {default_bin_capacity<T, layout_type>}) : core_(cap.chunks) {}
 
-  basic_pool(const basic_pool&) = delete;
-  basic_pool& operator=(const basic_pool&) = delete;
+  // Effects: an empty pool with bin capacity cap, then insert(first, last).
+  // Throws: as insert; the pool is then destroyed (nothing leaks).
+  template <std::input_iterator I, std::sentinel_for<I> S>
+  requires std::constructible_from<T, std::iter_reference_t<I>> basic_pool(
+      I first, S last, travpool::bin_capacity cap = {default_bin_capacity<T, layout_type>})
+      : basic_pool(cap) {
+    insert(std::move(first), std::move(last));
+  }
+  // Effects: an empty pool with bin capacity cap, then insert(il): the
+  // elements iterate in il's order.
+  basic_pool(std::initializer_list<T> il,
+             travpool::bin_capacity cap = {default_bin_capacity<T, layout_type>}) requires std::copy_constructible<T>
+      : basic_pool(cap) {
+    insert(il);
+  }
+
+  // Effects: a deep copy of o with o's bin capacity: one element
+  // copy-constructed from each of o's, in o's iteration order, into bins
+  // reserved up front, so the copy's iteration order equals o's.
+  // Throws: std::bad_alloc, or what T's copy constructor throws; nothing
+  // leaks and o is unchanged. Requires: no thread modifies o meanwhile.
+  // Complexity: O(o.size() + o.bin_count()).
+  basic_pool(const basic_pool& o) requires std::copy_constructible<T>
+      : basic_pool(travpool::bin_capacity{o.bin_capacity()}) {
+    copy_from(o);
+  }
+  // Effects: replaces the elements of *this by copies of o's, in o's
+  // iteration order. *this keeps its own bin capacity (a constructor
+  // option), takes a new identity as a moved-to pool does, and its end()
+  // is invalidated. Strong guarantee: the copy is built in a new pool first;
+  // if that throws, *this is unchanged.
+  // Invalidates: every pointer and iterator to an element of *this.
+  // Complexity: O(size() + o.size() + bins).
+  basic_pool& operator=(const basic_pool& o) requires std::copy_constructible<T> {
+    if (this != &o) {
+      basic_pool copy(travpool::bin_capacity{bin_capacity()});
+      copy.copy_from(o);
+      *this = std::move(copy);
+    }
+    return *this;
+  }
+  // Effects: assign(il).
+  basic_pool& operator=(std::initializer_list<T> il) requires std::copy_constructible<T> {
+    assign(il);
+    return *this;
+  }
 
   // Effects: takes o's bins and identity; o becomes empty, with a new
   // identity. Element pointers and iterators to elements stay valid; end()
@@ -223,6 +293,99 @@ class basic_pool
     return next != b.last() ? iterator(&b, next) : iterator::at_bin(b.next_);
   }
 
+  // Effects: erases the elements of [first, last) in iteration order, each
+  // as erase(it) does, so a ~T may destroy other elements, in the range or
+  // not. If a ~T destroys *last itself, erasing stops at the first element
+  // live after last's position.
+  // Returns: the iterator after the erased range: last, or in that case the
+  // element where erasing stopped.
+  // Requires: [first, last) is a range of this pool's iterators. Not for
+  // concurrent use.
+  // Throws (checks::on only): usage_error if last is not reachable from
+  // first (last before first, an iterator of another pool, a destroyed or
+  // end first) or the range is another pool's; the pool is then unchanged.
+  // That check walks from first to last before anything is erased.
+  // Invalidates: pointers and iterators to the erased elements.
+  // Complexity: O(distance(first, last) + bins crossed); with checks, that
+  // once more for the walk (up to O(size + bins) when last is before first).
+  iterator erase(const_iterator first, const_iterator last) noexcept(!checked) {
+    if constexpr (checked) {
+      if (first != last && first.bin_ != nullptr && !first.bin_->is_root() && first.bin_->owner_ != core_.id())
+        throw_misuse("erase", "the range belongs to another pool");
+      const const_iterator e = std::as_const(*this).end();
+      for (const_iterator it = first; it != last; ++it)
+        if (it == e) throw_misuse("erase", "last is not reachable from first (before it, or of another pool)");
+    }
+    while (first != last) {
+      const bin* from = first.bin_;
+      first = erase(first);
+      if (passed(from, first, last)) break;  // a ~T destroyed *last
+    }
+    return mutable_iterator(first);
+  }
+
+  // Effects: create(*it) for each it in [first, last), in that order.
+  // Requires: the range is not a range of this pool (creates during a
+  // sweep may or may not be visited).
+  // Throws: as create. Basic guarantee: the elements created before the
+  // exception stay in the pool; the failed create leaves nothing behind.
+  // Complexity: O(n) creates.
+  template <std::input_iterator I, std::sentinel_for<I> S>
+  requires std::constructible_from<T, std::iter_reference_t<I>>
+  void insert(I first, S last) {
+    for (; first != last; ++first) create(*first);
+  }
+  void insert(std::initializer_list<T> il) requires std::copy_constructible<T> { insert(il.begin(), il.end()); }
+  // Effects: insert(ranges::begin(r), ranges::end(r)) (C++23's name).
+  template <std::ranges::input_range R>
+  requires std::constructible_from<T, std::ranges::range_reference_t<R>>
+  void insert_range(R&& r) { insert(std::ranges::begin(r), std::ranges::end(r)); }
+
+  // Effects: clear(), then insert(first, last). The bins (and capacity())
+  // are kept. Requires: the range is not a range of this pool.
+  // Throws: as insert (basic guarantee: the pool then holds the elements
+  // created before the exception). Invalidates: as clear.
+  template <std::input_iterator I, std::sentinel_for<I> S>
+  requires std::constructible_from<T, std::iter_reference_t<I>>
+  void assign(I first, S last) {
+    clear();
+    insert(std::move(first), std::move(last));
+  }
+  void assign(std::initializer_list<T> il) requires std::copy_constructible<T> { assign(il.begin(), il.end()); }
+  template <std::ranges::input_range R>
+  requires std::constructible_from<T, std::ranges::range_reference_t<R>>
+  void assign_range(R&& r) { assign(std::ranges::begin(r), std::ranges::end(r)); }
+
+  // Effects: moves every bin of other, in its list order, to the end of
+  // this pool's bin list. No element is moved, copied or destroyed: every
+  // pointer and iterator to other's elements stays valid and now belongs
+  // to *this (contains, get_iterator, destroy and erase through *this
+  // accept them; through other they fail as for any foreign pointer).
+  // other is left empty with no bins, keeps its bin capacity, and takes a
+  // new identity; its end() stays valid. Iteration visits this pool's
+  // elements, then other's, each in their previous order.
+  // stats::counters: the bins' counters move with them (they count as
+  // allocated here and as released in other).
+  // sync::bin_locks: not thread-safe: both pools must be quiescent (no
+  // other thread creates or destroys in either, or sweeps them); the
+  // threads' claims of other's bins are released, and what they remember
+  // of other is forgotten. other's retired bins stay with other.
+  // Throws: std::invalid_argument if the bin capacities differ; usage_error
+  // (checks::on) if &other == this; without checks splicing a pool into
+  // itself is a no-op. In both cases nothing changes.
+  // Complexity: O(other.bin_count() x bin_span() / 64 KiB): each bin's
+  // directory entries are rewritten.
+  void splice(basic_pool& other) {
+    if (&other == this) {
+      if constexpr (checked) throw_misuse("splice", "a pool cannot be spliced into itself");
+      return;
+    }
+    if (other.bin_capacity() != bin_capacity())
+      throw std::invalid_argument("travpool::splice: the pools' bin capacities differ");
+    core_.splice(other.core_);
+  }
+  void splice(basic_pool&& other) { splice(other); }
+
   // Returns: true iff p points at a live element of this pool. Safe for any
   // pointer value. Complexity: O(1).
   bool contains(const T* p) const noexcept { return find_live(p).first != nullptr; }
@@ -250,6 +413,29 @@ class basic_pool
   std::uint32_t bin_capacity() const noexcept { return core_.capacity(); }
   // Returns: the bytes of address space one bin takes (a power of two).
   size_type bin_span() const noexcept { return core_.span(); }
+
+  // Returns: the bytes this pool holds: sizeof(*this), plus bin_span() for
+  // each bin it holds (the bins on its list, and with sync::bin_locks the
+  // retired bins shrink_to_fit keeps mapped), plus the bin directory's
+  // slots that map those bins (16 B per 64 KiB of span; the directory's
+  // leaves are shared by all pools and not counted otherwise). A bin's
+  // span is counted whole although only its touched pages are resident.
+  // Not counted: address space the pool's span source mapped ahead of need
+  // and has not handed out (never touched), and the process's span cache.
+  // Thread-safe with sync::bin_locks. Complexity: O(1); O(retired bins)
+  // with sync::bin_locks.
+  size_type memory() const noexcept {
+    const size_type bins = bin_count() + core_.retired_count();
+    return sizeof(*this) + bins * (bin_span() + detail::bin_directory::slot_bytes(bin_span()));
+  }
+
+  // Returns: true iff a and b hold equal elements in the same iteration
+  // order (as std::list's ==); bin capacity and layout of memory are not
+  // compared. Requires: neither pool is modified meanwhile.
+  // Complexity: O(size + bins).
+  friend bool operator==(const basic_pool& a, const basic_pool& b) requires std::equality_comparable<T> {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
 
   // Effects: destroys every element, in iteration order; keeps the bins
   // (capacity() unchanged). Without sync::bin_locks each chunk is freed as
@@ -374,6 +560,29 @@ class basic_pool
   }
 
   void release_all() noexcept { core_.release_all(payload_destroyer()); }
+
+  // Returns: whether `it`, just stepped forward from bin `from` by an
+  // erase, lies beyond the position of `last` (whose element was then
+  // destroyed meanwhile). O(1) within a bin, else O(bins crossed).
+  static bool passed(const bin* from, const const_iterator& it, const const_iterator& last) noexcept {
+    if (it.bin_ == last.bin_) return std::less<>{}(last.cur_.ptr, it.cur_.ptr);
+    for (const bin* b = from; b != it.bin_; b = b->next_)
+      if (b == last.bin_) return true;
+    return false;
+  }
+
+  static iterator mutable_iterator(const_iterator c) noexcept {
+    iterator it;
+    it.bin_ = c.bin_;
+    it.cur_ = c.cur_;
+    return it;
+  }
+
+  // Requires: *this is empty with o's bin capacity or its own.
+  void copy_from(const basic_pool& o) {
+    reserve(o.size());
+    for (const T& e : o) create(e);
+  }
 
   core_type core_;
 };

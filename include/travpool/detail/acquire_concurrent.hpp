@@ -172,6 +172,31 @@ class concurrent_bins : public Storage {
     retired_ = std::exchange(o.retired_, nullptr);
   }
 
+  // Requires: &o != this, equal capacities, both pools quiescent (no other
+  // thread uses either; not called from T's constructor or destructor).
+  // Effects: releases the claims (and biases) of o's bins, under the list
+  // locks of both and each bin's lock, then Storage::splice: o takes a new
+  // identity, so the bins other threads remember for o are forgotten, and
+  // scans of this pool may use every spliced bin with room. o keeps its
+  // retired bins. This pool's own claims and remembered bins stay valid.
+  void splice(concurrent_bins& o) noexcept {
+    std::scoped_lock lists(list_mutex_, o.list_mutex_);
+    for (bin* b = o.first(); !b->is_root(); b = b->next_) {
+      std::lock_guard<bin_lock> g(b->lock_);
+      release_claim(b);
+    }
+    Storage::splice(o);
+  }
+
+  // Returns: the retired bins (still mapped). Complexity: O(retired bins),
+  // under the shared list lock.
+  std::size_t retired_count() const noexcept {
+    std::shared_lock list(list_mutex_);
+    std::size_t n = 0;
+    for (const bin* b = retired_; b != nullptr; b = b->avail_next_) ++n;
+    return n;
+  }
+
   const char* check_lists() const noexcept {
     for (const bin* b = this->first(); !b->is_root(); b = b->next_)
       if (b->retired_) return "retired bin is still in the bin list";

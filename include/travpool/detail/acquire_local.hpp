@@ -16,6 +16,9 @@
 //   void  clear(d), release_all(d)   every element destroyed, by
 //                                d(b, i): ~T at chunk i (nullptr: trivial)
 //   void  for_each_bin_locked(f) f(b) for every bin, each under its lock
+//   void  splice(o)              moves o's bins to the end of this layer's
+//                                (quiescent pools, equal capacities)
+//   size_t retired_count()       bins held off the list (bin_locks only)
 //
 // local_bins keeps the bins that have a free chunk on an "available" list,
 // doubly linked through the bin headers; create takes the head, so it
@@ -125,6 +128,23 @@ class local_bins : public Storage {
     avail_tail_ = std::exchange(o.avail_tail_, nullptr);
     size_ = std::exchange(o.size_, 0);
   }
+
+  // Requires: &o != this, equal capacities, no other thread in either.
+  // Effects: Storage::splice; o's available bins follow this layer's, in
+  // their order, so creates fill this pool's bins first.
+  void splice(local_bins& o) noexcept {
+    Storage::splice(o);
+    if (o.avail_head_ != nullptr) {
+      (avail_tail_ != nullptr ? avail_tail_->avail_next_ : avail_head_) = o.avail_head_;
+      o.avail_head_->avail_prev_ = avail_tail_;
+      avail_tail_ = o.avail_tail_;
+      o.avail_head_ = o.avail_tail_ = nullptr;
+    }
+    size_ += std::exchange(o.size_, 0);
+    this->stats_hooks().on_live(size_);
+  }
+
+  static constexpr std::size_t retired_count() noexcept { return 0; }
 
   // Returns: why the available list breaks its invariant, or nullptr.
   const char* check_lists() const noexcept {
@@ -246,6 +266,10 @@ class mutex_bins : public Super {
   void for_each_bin_locked(F&& f) const {
     guard g(mutex_);
     Super::for_each_bin_locked(f);
+  }
+  void splice(mutex_bins& o) noexcept {
+    std::scoped_lock g(mutex_, o.mutex_);
+    Super::splice(o);
   }
 
  private:

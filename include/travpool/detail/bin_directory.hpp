@@ -62,6 +62,12 @@ class bin_directory {
     });
   }
 
+  // Returns: the bytes of directory slots that map one registered span of
+  // `span` bytes (leaves are shared by every pool of the process).
+  static constexpr std::size_t slot_bytes(std::size_t span) noexcept {
+    return (span + granule - 1) / granule * sizeof(slot);
+  }
+
   // Effects: unmaps every granule of [base, base + span).
   static void erase(void* base, std::size_t span) noexcept {
     const auto a = reinterpret_cast<std::uintptr_t>(base);

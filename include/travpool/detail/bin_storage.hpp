@@ -181,6 +181,37 @@ class bin_storage {
     stats_ = std::exchange(o.stats_, Stats{});
   }
 
+  // Requires: &o != this, o.capacity() == capacity(), both quiescent (the
+  // layer above holds both lists' locks).
+  // Effects: moves o's listed bins, in their order, to the end of this
+  // pool's list: each is owned by id() and registered under it in the
+  // directory. o keeps its totals (and, with sync::bin_locks, its retired
+  // bins) and takes a new identity, so what other threads remember of o
+  // names no bin of this pool. Returns: the number of bins moved.
+  // Complexity: O(bins of o x granules per bin).
+  std::size_t splice(bin_storage& o) noexcept {
+    std::size_t n = 0;
+    bin* const first = o.root_.next_;
+    for (bin* b = first; !b->is_root(); b = b->next_, ++n) {
+      b->owner_ = id_;
+      reregister(b);
+    }
+    if (n != 0) {
+      bin* const last = o.root_.prev_;
+      first->prev_ = root_.prev_;
+      root_.prev_->next_ = first;
+      last->next_ = &root_;
+      root_.prev_ = last;
+      o.root_.next_ = o.root_.prev_ = &o.root_;
+      bin_count_.store(bin_count() + n, std::memory_order_relaxed);
+      o.bin_count_.store(0, std::memory_order_relaxed);
+      stats_.on_bins_spliced_in(n);
+      o.stats_.on_bins_spliced_out(n);
+    }
+    o.id_ = next_pool_id();
+    return n;
+  }
+
  private:
   using spans_lock = std::conditional_t<Shared, std::mutex, no_lock>;
 

@@ -12,6 +12,7 @@
 //       word inline; else a boundary link), else the first element of the
 //       next non-empty bin, else end().
 //   --: the mirror image.
+// <, <=> etc.: iteration order, O(bins) across bins (operator<=> below).
 // Every step that leaves the inline fast path calls a function that takes
 // and returns the position by value (never `this`), so the iterator of a
 // loop is never in memory and a range-for compiles to for_each's loop.
@@ -20,6 +21,7 @@
 // usage_error otherwise; those operations are then not noexcept.
 #pragma once
 
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -129,6 +131,16 @@ class pool_iterator {
     return traits::cursor_equal(a.cur_, b.cur_);
   }
 
+  // Ordering of iterators of one pool (end() included, last): iteration
+  // order, that is bin-list order, then address order within a bin.
+  // Complexity: O(1) within one bin; else a walk along the bin list from
+  // a's bin towards b's, O(bins). ++ and -- are unaffected (no state is
+  // kept for it). Requires: both iterators of the same pool, not singular.
+  friend std::strong_ordering operator<=>(const pool_iterator& a, const pool_iterator& b) noexcept {
+    if (a.bin_ == b.bin_) return std::compare_three_way{}(a.cur_.ptr, b.cur_.ptr);
+    return bin_before(a.bin_, b.bin_) ? std::strong_ordering::less : std::strong_ordering::greater;
+  }
+
  private:
   template <class, class...>
   friend class ::travpool::TRAVPOOL_ABI_NAMESPACE::basic_pool;
@@ -158,6 +170,16 @@ class pool_iterator {
       if (const std::uint32_t i = index(); i >= bin_->fresh_ || Ops::is_free(*bin_, i))
         throw usage_error(std::string("travpool: ") + what + " an iterator whose element was destroyed");
     }
+  }
+
+  // Returns: whether bin a (!= b) comes before bin b in their list, the
+  // root (end) coming last.
+  [[gnu::noinline]] static bool bin_before(const bin_base* a, const bin_base* b) noexcept {
+    if (a->is_root()) return false;
+    if (b->is_root()) return true;
+    for (const bin_base* x = a->next_; !x->is_root(); x = x->next_)
+      if (x == b) return true;
+    return false;
   }
 
   // Returns: the first element of the first non-empty bin from `b` on, or

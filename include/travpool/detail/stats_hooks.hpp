@@ -17,6 +17,11 @@
 //   on_scan(b, failed, n)   a create looked at n bins, failed n try_locks
 //   on_bin_added()          a bin joined the list
 //   on_bin_removed(b)       a bin left the list: its counters are merged
+//   on_bins_spliced_in(n)   n bins of another pool joined the list, their
+//                           counters with them (splice)
+//   on_bins_spliced_out(n)  n bins moved to another pool, their counters
+//                           with them; they count as released here
+//   on_live(live)           the pool's live count jumped to `live` (splice)
 //   merge(s, bins)          the snapshot: totals plus every listed bin
 #pragma once
 
@@ -41,6 +46,9 @@ struct no_stats {
   void on_scan(bin_base&, std::uint32_t, std::uint32_t) noexcept {}
   void on_bin_added() noexcept {}
   void on_bin_removed(bin_base&) noexcept {}
+  void on_bins_spliced_in(std::size_t) noexcept {}
+  void on_bins_spliced_out(std::size_t) noexcept {}
+  void on_live(std::size_t) noexcept {}
 };
 
 struct counting_stats {
@@ -67,6 +75,11 @@ struct counting_stats {
     ++bins_released_;
     released_ += b.counters_;
     b.counters_ = {};
+  }
+  void on_bins_spliced_in(std::size_t n) noexcept { bins_allocated_ += n; }
+  void on_bins_spliced_out(std::size_t n) noexcept { bins_released_ += n; }
+  void on_live(std::size_t live) noexcept {
+    if (live > peak_live_) peak_live_ = live;
   }
 
   // Effects: adds the totals and `c` (every listed bin's counters) to `s`.
