@@ -224,7 +224,10 @@ class basic_pool
   }
 
   // Returns: true iff p points at a live element of this pool. Safe for any
-  // pointer value. Complexity: O(1).
+  // pointer value. With sync::bin_locks it takes no lock (so it never
+  // revokes another thread's biased bin): exact for an element whose create
+  // or destroy happens before the call, either answer for one that another
+  // thread creates or destroys meanwhile. Complexity: O(1).
   bool contains(const T* p) const noexcept { return find_live(p).first != nullptr; }
 
   // Returns: an iterator to *p, or end() if p is not a live element of this
@@ -236,7 +239,10 @@ class basic_pool
   const_iterator get_iterator(const T* p) const noexcept { return const_cast<basic_pool*>(this)->get_iterator(p); }
 
   // Returns: the number of live elements. Complexity: O(1); O(bins) with
-  // sync::bin_locks, where it sums the bins' counts under their locks.
+  // sync::bin_locks, where it sums the bins' counts without their locks
+  // (under the shared list lock; it never revokes a bin's bias): exact while
+  // no other thread creates or destroys, otherwise the sum of each bin's
+  // count at some moment during the call.
   size_type size() const noexcept { return core_.size(); }
   bool empty() const noexcept { return size() == 0; }
   // Returns: the most elements a pool can hold: the chunks that fit the
@@ -276,11 +282,16 @@ class basic_pool
   void shrink_to_fit() noexcept { core_.shrink(); }
 
   // Returns: the counters, summed over bins (stats::counters only).
-  // Thread-safe with sync::bin_locks (takes each bin's lock). O(bins).
+  // Thread-safe with sync::bin_locks, without the bins' locks (each bin's
+  // counters are read with relaxed loads, as size() reads live counts).
+  // O(bins).
   pool_stats stats() const requires std::is_same_v<stats_type, stats::counters> {
     pool_stats s;
     bin::counters listed;
-    core_.for_each_bin_locked([&](const bin& b) { listed += b.counters_, s.live += b.live_; });
+    core_.for_each_bin_unlocked([&](const bin& b) {
+      listed += detail::load_counters(b);
+      s.live += detail::load_relaxed(b.live_);
+    });
     core_.stats_hooks().merge(s, listed, core_type::exact_size);
     return s;
   }
@@ -352,7 +363,15 @@ class basic_pool
   std::pair<bin*, std::uint32_t> find_live(const T* p) const noexcept {
     bin* b = core_.find(p);
     if (b == nullptr) return {nullptr, 0};
-    const std::uint32_t i = const_cast<core_type&>(core_).locked(*b, [&] { return live_index(*b, p); });
+    std::uint32_t i;
+    if constexpr (bin_locked) {
+      // No lock: the bin's words that say whether a chunk is live are written
+      // with relaxed stores; a retired bin stays mapped (reads as free).
+      i = storage::chunk_index(*b, p);
+      if (i != 0 && (detail::load_relaxed(b->retired_) || !storage::algo::is_live_relaxed(*b, i))) i = 0;
+    } else {
+      i = const_cast<core_type&>(core_).locked(*b, [&] { return live_index(*b, p); });
+    }
     return {i != 0 ? b : nullptr, i};
   }
 

@@ -419,12 +419,16 @@ TEST_CASE("a destructor touching its own biased bin during a revocation gets usa
   std::atomic<int> phase{0}, caught{0};
   meddler* victim = pool.create();
   meddler* a = pool.create();
+  meddler* other = pool.create();
   a->pool = &pool, a->victim = victim, a->phase = &phase, a->caught = &caught;
   REQUIRE(travpool::detail::test_access::bins(pool)[0]->lock_.biased_to() == travpool::detail::thread_number());
   std::size_t seen = 0;
   std::thread revoker([&] {
     while (phase.load() == 0) std::this_thread::yield();
-    seen = pool.size();  // locks the bin: revokes, waits for the destroy to finish
+    // A remote destroy locks the bin: revokes, waits for the destroy of `a`
+    // to finish. (size() takes no bin lock, so it would not revoke.)
+    pool.destroy(other);
+    seen = pool.size();
   });
   pool.destroy(a);
   revoker.join();

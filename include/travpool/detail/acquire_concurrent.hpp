@@ -214,10 +214,14 @@ class concurrent_bins : public Storage {
     this->stats_hooks().on_destroy(b);
   }
 
-  // Complexity: O(bins), each bin's count read under its lock.
+  // Returns: the sum of the bins' live counts, each read once with a
+  // relaxed load, without the bins' locks (taking them would revoke their
+  // owners' bias). Exact while no other thread creates or destroys; else
+  // each bin's part is that bin's count at some moment during the call.
+  // Complexity: O(bins), under the shared list lock.
   std::size_t size() const noexcept {
     std::size_t n = 0;
-    for_each_bin_locked([&n](const bin& b) { n += b.live_; });
+    for_each_bin_unlocked([&n](const bin& b) { n += load_relaxed(b.live_); });
     return n;
   }
 
@@ -258,6 +262,14 @@ class concurrent_bins : public Storage {
     if (enrolled_.exchange(false, std::memory_order_relaxed)) claim_registry::instance().withdraw(this->id());
     Storage::release_all([&](bin& b) { destroy_all(b, destroy_payload); });
     while (retired_ != nullptr) this->unmap_bin(std::exchange(retired_, retired_->avail_next_));
+  }
+
+  // Effects: f(b) for every bin, under the shared list lock only: f reads
+  // what others may be writing with load_relaxed (live_, counters_).
+  template <class F>
+  void for_each_bin_unlocked(F&& f) const {
+    std::shared_lock list(list_mutex_);
+    for (const bin* b = this->first(); !b->is_root(); b = b->next_) f(*b);
   }
 
   template <class F>
@@ -432,7 +444,7 @@ class concurrent_bins : public Storage {
     this->reregister(b);
     retired_ = b->avail_next_;
     b->avail_next_ = nullptr;
-    b->retired_ = false;
+    store_relaxed(b->retired_, false);  // read unlocked by contains()
     this->link(b);
     return b;
   }
@@ -448,7 +460,7 @@ class concurrent_bins : public Storage {
   // Effects: unlinks b, returns its chunk pages, keeps its header mapped.
   void retire_bin(bin* b) noexcept {
     this->unlink(b);
-    b->retired_ = true;
+    store_relaxed(b->retired_, true);
     release_claim(b);
     b->avail_next_ = retired_;
     retired_ = b;

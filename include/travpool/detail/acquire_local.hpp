@@ -16,6 +16,9 @@
 //   void  clear(d), release_all(d)   every element destroyed, by
 //                                d(b, i): ~T at chunk i (nullptr: trivial)
 //   void  for_each_bin_locked(f) f(b) for every bin, each under its lock
+//   void  for_each_bin_unlocked(f)  likewise, without the bins' locks where
+//                                they are per bin: f reads live_ and
+//                                counters_ with load_relaxed
 //
 // local_bins keeps the bins that have a free chunk on an "available" list,
 // doubly linked through the bin headers; create takes the head, so it
@@ -117,6 +120,10 @@ class local_bins : public Storage {
   template <class F>
   void for_each_bin_locked(F&& f) const {
     for (bin* b = this->first(); !b->is_root(); b = b->next_) f(*b);
+  }
+  template <class F>
+  void for_each_bin_unlocked(F&& f) const {
+    for_each_bin_locked(f);
   }
 
   void steal(local_bins& o) noexcept {
@@ -244,6 +251,11 @@ class mutex_bins : public Super {
   }
   template <class F>
   void for_each_bin_locked(F&& f) const {
+    guard g(mutex_);
+    Super::for_each_bin_locked(f);
+  }
+  template <class F>
+  void for_each_bin_unlocked(F&& f) const {
     guard g(mutex_);
     Super::for_each_bin_locked(f);
   }
