@@ -59,9 +59,18 @@ namespace travpool::detail {
 class claim_registry {
  public:
   // Never destroyed: threads may exit after static destruction has begun.
+  // Fork-safe as span_cache is (at_fork).
   static claim_registry& instance() noexcept {
     alignas(claim_registry) static unsigned char storage[sizeof(claim_registry)];
-    static claim_registry* const r = ::new (storage) claim_registry();
+    static claim_registry* const r = [] {
+      auto* c = ::new (storage) claim_registry();
+      // The handlers reach the object through `storage`, not instance(): a
+      // fork() may run them while this initialisation holds instance()'s guard.
+      at_fork([] { std::launder(reinterpret_cast<claim_registry*>(storage))->mutex_.lock(); },
+              [] { std::launder(reinterpret_cast<claim_registry*>(storage))->mutex_.unlock(); },
+              [] { ::new (&std::launder(reinterpret_cast<claim_registry*>(storage))->mutex_) std::mutex(); });
+      return c;
+    }();
     return *r;
   }
 
@@ -102,10 +111,17 @@ class claim_registry {
   }
 
  private:
+  friend struct test_access;
   claim_registry() = default;
   std::mutex mutex_;
   std::vector<std::uint64_t> ids_;  // sorted
 };
+
+// Initialised before main(), as span_cache_at_start is: a fork() must not
+// catch another thread inside the first call of either (its guard would
+// stay held in the child).
+inline claim_registry& claim_registry_at_start = claim_registry::instance();
+inline const bool biasing_known_at_start = biasing_enabled();
 
 // Gives up the calling thread's claim on a remembered bin, retrying while
 // the bin's lock is busy, at most `tries` times (the lock may be held by
