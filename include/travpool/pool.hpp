@@ -76,7 +76,8 @@ struct pool_options {
   using sync_type = detail::select_option_t<detail::sync_category, sync::none, Options...>;
   using stats_type = detail::select_option_t<detail::stats_category, stats::none, Options...>;
   using checks_type = detail::select_option_t<detail::checks_category, default_checks, Options...>;
-  using ops = detail::layout_ops_t<layout_type, T>;
+  // Deferred: T may be incomplete where basic_pool<T> is instantiated.
+  using ops = detail::layout_ops_for<layout_type, T>;
   static constexpr bool checked = std::is_same_v<checks_type, checks::on>;
 };
 
@@ -94,9 +95,12 @@ template <class T, class... Options>
 class basic_pool
     : public detail::pool_traversal<basic_pool<T, Options...>, T, typename pool_options<T, Options...>::ops,
                                     pool_options<T, Options...>::checked> {
+  // These hold for incomplete types too; what needs T complete (its size,
+  // its destructor) is checked in the members that use it (check_complete_type),
+  // so that basic_pool<T> is a complete type while T is not yet (a struct
+  // holding a pool of nodes that point back to it).
   static_assert(std::is_object_v<T> && !std::is_const_v<T> && !std::is_volatile_v<T> && !std::is_array_v<T>,
                 "travpool: T must be a non-const, non-array object type");
-  static_assert(std::is_nothrow_destructible_v<T>, "travpool: T's destructor must not throw");
 
  public:
   // The default layout is compact: it won every sweep, memory and erase
@@ -160,6 +164,7 @@ class basic_pool
   // reporting on (set_leak_reporting, TRAVPOOL_LEAK_REPORT=1), first
   // reports the elements still live to stderr.
   ~basic_pool() {
+    check_complete_type();
     if constexpr (checked) detail::report_leaks_at_exit<ops>(core_, sizeof(T));
     release_all();
   }
@@ -174,6 +179,7 @@ class basic_pool
   // Complexity: O(1); with sync::bin_locks see detail/acquire_concurrent.hpp.
   template <class... A>
   TRAVPOOL_ALWAYS_INLINE T* create(A&&... args) {
+    check_complete_type();
     const detail::taken t = core_.take();
     void* where = ops::payload(*t.bin, t.index);
     if constexpr (nothrow_construct<A...>) {
@@ -197,6 +203,7 @@ class basic_pool
   // destroyed, foreign, interior, null); the pool is then unchanged.
   // Complexity: O(1); the owning bin is found through the bin directory.
   TRAVPOOL_ALWAYS_INLINE void destroy(const T* p) {
+    check_complete_type();
     bin* b = core_.find(p);
     if (b != nullptr && core_.locked(*b, [&] {
           const std::uint32_t i = live_index(*b, p);
@@ -321,6 +328,12 @@ class basic_pool
 
  private:
   friend struct detail::test_access;
+
+  // Requires T complete: called by the members that create or destroy a T.
+  static constexpr void check_complete_type() noexcept {
+    static_assert(sizeof(T) > 0, "travpool: T must be a complete type where the pool is used");
+    static_assert(std::is_nothrow_destructible_v<T>, "travpool: T's destructor must not throw");
+  }
   friend traversal;  // reaches core_.root()
 
   // T(args...), or T{args...} for an aggregate without such a constructor
