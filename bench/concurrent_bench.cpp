@@ -235,6 +235,74 @@ void churn(benchmark::State& state) {
   state.counters["threads"] = threads;
 }
 
+// churn with 2 workers (std::thread) and, for Arg 1, a third thread that
+// calls size() and contains() in a loop, as a monitor or an assertion
+// would; Arg 2: the same, pausing 20 us between rounds (on a 2-core machine
+// a busy third thread takes CPU from the workers whatever it calls).
+// Neither call takes a bin's lock, so neither revokes the workers' bias;
+// compare Arg 1 and 2 with Arg 0.
+template <class C>
+void churn_observed(benchmark::State& state) {
+  const int observer = static_cast<int>(state.range(0));
+  constexpr int threads = 2;
+  const std::size_t slots = 100'000, rounds = 2'000'000;
+  std::uint64_t looks = 0;
+  for (auto _ : state) {
+    auto c = std::make_unique<C>();
+    std::vector<std::vector<element*>> owned(threads);
+    std::atomic<int> ready{0};
+    std::atomic<bool> go{false};
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t)
+      workers.emplace_back([&, t] {
+        auto& mine = owned[static_cast<std::size_t>(t)];
+        for (std::size_t i = 0; i < slots; ++i) mine.push_back(c->create(i));
+        ready.fetch_add(1, std::memory_order_release);
+        while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+        std::minstd_rand rng(static_cast<unsigned>(t + 1));
+        for (std::size_t r = 0; r < rounds; ++r) {
+          const std::size_t s = rng() % slots;
+          c->destroy(mine[s]);
+          mine[s] = c->create(r);
+        }
+      });
+    while (ready.load(std::memory_order_acquire) != threads) std::this_thread::yield();
+    // Pointers the observer asks about; live or destroyed, contains() is
+    // safe for any pointer value.
+    std::vector<const element*> sample;
+    for (int t = 0; t < threads; ++t)
+      for (std::size_t i = 0; i < slots; i += 97) sample.push_back(owned[static_cast<std::size_t>(t)][i]);
+    std::atomic<bool> done{false};
+    std::atomic<std::uint64_t> seen{0};
+    std::thread watcher;
+    if (observer != 0)
+      watcher = std::thread([&] {
+        std::uint64_t n = 0, sink = 0;
+        for (std::size_t k = 0; !done.load(std::memory_order_relaxed); ++k) {
+          sink += c->pool.size();
+          sink += c->pool.contains(sample[k % sample.size()]);
+          ++n;
+          if (observer == 2) std::this_thread::sleep_for(std::chrono::microseconds(20));
+        }
+        benchmark::DoNotOptimize(sink);
+        seen.store(n);
+      });
+    const auto t0 = std::chrono::steady_clock::now();
+    go.store(true, std::memory_order_release);
+    for (auto& w : workers) w.join();
+    const auto t1 = std::chrono::steady_clock::now();
+    done = true;
+    if (watcher.joinable()) watcher.join();
+    looks += seen.load();
+    state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
+    for (auto& v : owned)
+      for (element* e : v) c->destroy(e);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rounds * threads));
+  state.counters["observer"] = observer;
+  state.counters["looks"] = static_cast<double>(looks) / static_cast<double>(state.iterations());
+}
+
 // One thread creates, another destroys what it created (a ring of pointers).
 template <class C>
 void producer_consumer(benchmark::State& state) {
@@ -291,6 +359,12 @@ BENCHMARK_TEMPLATE(churn, concurrent_pool_c)->Apply(thread_args);
 BENCHMARK_TEMPLATE(churn, global_mutex_pool_c)->Apply(thread_args);
 BENCHMARK_TEMPLATE(churn, boost_pool_mutex_c)->Apply(thread_args);
 BENCHMARK_TEMPLATE(churn, new_delete_c)->Apply(thread_args);
+BENCHMARK_TEMPLATE(churn_observed, concurrent_pool_c)
+    ->Arg(0)
+    ->Arg(1)
+    ->Arg(2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(producer_consumer, concurrent_pool_c)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(producer_consumer, global_mutex_pool_c)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(producer_consumer, boost_pool_mutex_c)->UseManualTime()->Unit(benchmark::kMillisecond);

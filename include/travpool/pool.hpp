@@ -102,7 +102,8 @@ struct pool_options {
   using sync_type = detail::select_option_t<detail::sync_category, sync::none, Options...>;
   using stats_type = detail::select_option_t<detail::stats_category, stats::none, Options...>;
   using checks_type = detail::select_option_t<detail::checks_category, default_checks, Options...>;
-  using ops = detail::layout_ops_t<layout_type, T>;
+  // Deferred: T may be incomplete where basic_pool<T> is instantiated.
+  using ops = detail::layout_ops_for<layout_type, T>;
   static constexpr bool checked = std::is_same_v<checks_type, checks::on>;
 };
 
@@ -120,9 +121,12 @@ template <class T, class... Options>
 class basic_pool
     : public detail::pool_traversal<basic_pool<T, Options...>, T, typename pool_options<T, Options...>::ops,
                                     pool_options<T, Options...>::checked> {
+  // These hold for incomplete types too; what needs T complete (its size,
+  // its destructor) is checked in the members that use it (check_complete_type),
+  // so that basic_pool<T> is a complete type while T is not yet (a struct
+  // holding a pool of nodes that point back to it).
   static_assert(std::is_object_v<T> && !std::is_const_v<T> && !std::is_volatile_v<T> && !std::is_array_v<T>,
                 "travpool: T must be a non-const, non-array object type");
-  static_assert(std::is_nothrow_destructible_v<T>, "travpool: T's destructor must not throw");
 
  public:
   // The default layout is compact: it won every sweep, memory and erase
@@ -230,6 +234,7 @@ class basic_pool
   // reporting on (set_leak_reporting, TRAVPOOL_LEAK_REPORT=1), first
   // reports the elements still live to stderr.
   ~basic_pool() {
+    check_complete_type();
     if constexpr (checked) detail::report_leaks_at_exit<ops>(core_, sizeof(T));
     release_all();
   }
@@ -244,6 +249,7 @@ class basic_pool
   // Complexity: O(1); with sync::bin_locks see detail/acquire_concurrent.hpp.
   template <class... A>
   TRAVPOOL_ALWAYS_INLINE T* create(A&&... args) {
+    check_complete_type();
     const detail::taken t = core_.take();
     void* where = ops::payload(*t.bin, t.index);
     if constexpr (nothrow_construct<A...>) {
@@ -267,6 +273,7 @@ class basic_pool
   // destroyed, foreign, interior, null); the pool is then unchanged.
   // Complexity: O(1); the owning bin is found through the bin directory.
   TRAVPOOL_ALWAYS_INLINE void destroy(const T* p) {
+    check_complete_type();
     bin* b = core_.find(p);
     if (b != nullptr && core_.locked(*b, [&] {
           const std::uint32_t i = live_index(*b, p);
@@ -387,7 +394,10 @@ class basic_pool
   void splice(basic_pool&& other) { splice(other); }
 
   // Returns: true iff p points at a live element of this pool. Safe for any
-  // pointer value. Complexity: O(1).
+  // pointer value. With sync::bin_locks it takes no lock (so it never
+  // revokes another thread's biased bin): exact for an element whose create
+  // or destroy happens before the call, either answer for one that another
+  // thread creates or destroys meanwhile. Complexity: O(1).
   bool contains(const T* p) const noexcept { return find_live(p).first != nullptr; }
 
   // Returns: an iterator to *p, or end() if p is not a live element of this
@@ -399,7 +409,10 @@ class basic_pool
   const_iterator get_iterator(const T* p) const noexcept { return const_cast<basic_pool*>(this)->get_iterator(p); }
 
   // Returns: the number of live elements. Complexity: O(1); O(bins) with
-  // sync::bin_locks, where it sums the bins' counts under their locks.
+  // sync::bin_locks, where it sums the bins' counts without their locks
+  // (under the shared list lock; it never revokes a bin's bias): exact while
+  // no other thread creates or destroys, otherwise the sum of each bin's
+  // count at some moment during the call.
   size_type size() const noexcept { return core_.size(); }
   bool empty() const noexcept { return size() == 0; }
   // Returns: the most elements a pool can hold: the chunks that fit the
@@ -462,11 +475,16 @@ class basic_pool
   void shrink_to_fit() noexcept { core_.shrink(); }
 
   // Returns: the counters, summed over bins (stats::counters only).
-  // Thread-safe with sync::bin_locks (takes each bin's lock). O(bins).
+  // Thread-safe with sync::bin_locks, without the bins' locks (each bin's
+  // counters are read with relaxed loads, as size() reads live counts).
+  // O(bins).
   pool_stats stats() const requires std::is_same_v<stats_type, stats::counters> {
     pool_stats s;
     bin::counters listed;
-    core_.for_each_bin_locked([&](const bin& b) { listed += b.counters_, s.live += b.live_; });
+    core_.for_each_bin_unlocked([&](const bin& b) {
+      listed += detail::load_counters(b);
+      s.live += detail::load_relaxed(b.live_);
+    });
     core_.stats_hooks().merge(s, listed, core_type::exact_size);
     return s;
   }
@@ -496,6 +514,12 @@ class basic_pool
 
  private:
   friend struct detail::test_access;
+
+  // Requires T complete: called by the members that create or destroy a T.
+  static constexpr void check_complete_type() noexcept {
+    static_assert(sizeof(T) > 0, "travpool: T must be a complete type where the pool is used");
+    static_assert(std::is_nothrow_destructible_v<T>, "travpool: T's destructor must not throw");
+  }
   friend traversal;  // reaches core_.root()
 
   // T(args...), or T{args...} for an aggregate without such a constructor
@@ -539,7 +563,15 @@ class basic_pool
   std::pair<bin*, std::uint32_t> find_live(const T* p) const noexcept {
     bin* b = core_.find(p);
     if (b == nullptr) return {nullptr, 0};
-    const std::uint32_t i = const_cast<core_type&>(core_).locked(*b, [&] { return live_index(*b, p); });
+    std::uint32_t i;
+    if constexpr (bin_locked) {
+      // No lock: the bin's words that say whether a chunk is live are written
+      // with relaxed stores; a retired bin stays mapped (reads as free).
+      i = storage::chunk_index(*b, p);
+      if (i != 0 && (detail::load_relaxed(b->retired_) || !storage::algo::is_live_relaxed(*b, i))) i = 0;
+    } else {
+      i = const_cast<core_type&>(core_).locked(*b, [&] { return live_index(*b, p); });
+    }
     return {i != 0 ? b : nullptr, i};
   }
 

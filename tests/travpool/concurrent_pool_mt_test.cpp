@@ -273,9 +273,11 @@ TEST_CASE("a bin is biased to the thread that claims it, and other threads revok
   });
   a.join();
   REQUIRE(pool.bin_count() == 1);
-  REQUIRE(biased_to(pool, 0) == creator);
-  // Another thread destroys in that bin: it takes the bin's lock, which
-  // revokes the bias (the creator has exited: the handshake must not wait).
+  // The creator exited: it gave up its claim and its bias (thread_claims).
+  REQUIRE(creator != 0);
+  REQUIRE(biased_to(pool, 0) == 0);
+  REQUIRE(travpool::detail::test_access::bins(pool)[0]->claim_.load() == 0);
+  // Another thread destroys in that bin: it takes the bin's lock.
   std::thread b([&] {
     for (std::size_t i = 0; i < v.size(); i += 2) pool.destroy(v[i]);
   });
@@ -417,12 +419,16 @@ TEST_CASE("a destructor touching its own biased bin during a revocation gets usa
   std::atomic<int> phase{0}, caught{0};
   meddler* victim = pool.create();
   meddler* a = pool.create();
+  meddler* other = pool.create();
   a->pool = &pool, a->victim = victim, a->phase = &phase, a->caught = &caught;
   REQUIRE(travpool::detail::test_access::bins(pool)[0]->lock_.biased_to() == travpool::detail::thread_number());
   std::size_t seen = 0;
   std::thread revoker([&] {
     while (phase.load() == 0) std::this_thread::yield();
-    seen = pool.size();  // locks the bin: revokes, waits for the destroy to finish
+    // A remote destroy locks the bin: revokes, waits for the destroy of `a`
+    // to finish. (size() takes no bin lock, so it would not revoke.)
+    pool.destroy(other);
+    seen = pool.size();
   });
   pool.destroy(a);
   revoker.join();

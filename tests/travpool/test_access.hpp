@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,10 @@
 namespace travpool::detail {
 
 struct test_access {
+  // The process-wide mutexes that fork() must not leave locked in a child.
+  static std::mutex& span_cache_mutex() { return span_cache::instance().mutex_; }
+  static std::mutex& claim_registry_mutex() { return claim_registry::instance().mutex_; }
+
   template <class Pool>
   using ops = typename Pool::ops;
 

@@ -16,7 +16,10 @@
 //   claim_ = t != 0  =>  only t creates in b; lock_'s bias is 0 or t
 //   claim_ and retired_ change only under b's lock
 // A thread leaves its bin when the bin is full (its claim is released, so
-// others may use the bin again once something is destroyed in it).
+// others may use the bin again once something is destroyed in it), when
+// another pool evicts the bin from its remembered-bin slot, and when it
+// exits (thread_claims below): a partly filled bin is then scanned into by
+// the next thread instead of staying claimed by a thread that is gone.
 //
 // Retired bins. shrink() cannot unmap an empty bin: other threads may still
 // remember it and read its header. It unlinks the bin, returns its chunk
@@ -25,12 +28,16 @@
 //   b retired  =>  b off the bin list, b->retired_, b->claim_ = 0, no bias
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <new>
 #include <shared_mutex>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "acquire_local.hpp"
 #include "bin.hpp"
@@ -38,6 +45,115 @@
 #include "platform.hpp"
 
 namespace travpool::detail {
+
+// The process-wide set of concurrent pools whose bins a thread may have
+// claimed (by id; ids are never reused). A pool enrolls before its first
+// claim and withdraws before it unmaps anything, so while the registry's
+// mutex is held and a pool is enrolled, every bin it handed to a thread is
+// mapped (retired bins stay mapped until the pool goes). This is what lets
+// a thread release its claims when it exits or evicts a remembered bin
+// without knowing whether the pool still exists.
+// Lock order: registry, then a bin's lock, but only with try_lock: the
+// registry is never held while waiting for a bin, so a thread holding a
+// bin's lock may take the registry (a ~T that creates in another pool).
+class claim_registry {
+ public:
+  // Never destroyed: threads may exit after static destruction has begun.
+  // Fork-safe as span_cache is (at_fork).
+  static claim_registry& instance() noexcept {
+    alignas(claim_registry) static unsigned char storage[sizeof(claim_registry)];
+    static claim_registry* const r = [] {
+      auto* c = ::new (storage) claim_registry();
+      // The handlers reach the object through `storage`, not instance(): a
+      // fork() may run them while this initialisation holds instance()'s guard.
+      at_fork([] { std::launder(reinterpret_cast<claim_registry*>(storage))->mutex_.lock(); },
+              [] { std::launder(reinterpret_cast<claim_registry*>(storage))->mutex_.unlock(); },
+              [] { ::new (&std::launder(reinterpret_cast<claim_registry*>(storage))->mutex_) std::mutex(); });
+      return c;
+    }();
+    return *r;
+  }
+
+  // Effects: records pool `id` as live. Throws: std::bad_alloc.
+  void enroll(std::uint64_t id) {
+    std::lock_guard<std::mutex> g(mutex_);
+    const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
+    if (at == ids_.end() || *at != id) ids_.insert(at, id);
+  }
+  // Effects: pool `id` is gone: its bins are no longer looked at.
+  void withdraw(std::uint64_t id) noexcept {
+    std::lock_guard<std::mutex> g(mutex_);
+    const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
+    if (at != ids_.end() && *at == id) ids_.erase(at);
+  }
+
+  // Effects: if pool `slot.pool_id` is live, gives up the calling thread's
+  // claim on `slot.bin` (and the bias that comes with it).
+  // Returns: false if the bin's lock was busy (nothing done; try again).
+  // Gives up (true) if the calling thread is inside the bin's biased section.
+  bool release_claim(const remembered_bin& slot) noexcept {
+    const std::uint32_t me = thread_number();
+    std::lock_guard<std::mutex> g(mutex_);
+    if (!std::binary_search(ids_.begin(), ids_.end(), slot.pool_id)) return true;
+    bin_base* b = slot.bin;  // mapped: its pool is live
+    // Only this thread makes a bin its own, so a claim that is not ours now
+    // will not become ours; checked first so that another claimant's bias is
+    // never revoked. Under the lock the claim is ours until we drop it, and
+    // the bias is 0 or ours.
+    if (b->claim_.load(std::memory_order_relaxed) != me || b->lock_.inside_section()) return true;
+    if (!b->lock_.try_lock()) return false;
+    if (b->claim_.load(std::memory_order_relaxed) == me) {
+      b->lock_.unbias();
+      b->claim_.store(0, std::memory_order_relaxed);
+    }
+    b->lock_.unlock();
+    return true;
+  }
+
+ private:
+  friend struct test_access;
+  claim_registry() = default;
+  std::mutex mutex_;
+  std::vector<std::uint64_t> ids_;  // sorted
+};
+
+// Initialised before main(), as span_cache_at_start is: a fork() must not
+// catch another thread inside the first call of either (its guard would
+// stay held in the child).
+inline claim_registry& claim_registry_at_start = claim_registry::instance();
+inline const bool biasing_known_at_start = biasing_enabled();
+
+// Gives up the calling thread's claim on a remembered bin, retrying while
+// the bin's lock is busy, at most `tries` times (the lock may be held by
+// this very thread, by a ~T that runs in that bin and creates elsewhere).
+inline void release_remembered(remembered_bin& slot, unsigned tries) noexcept {
+  if (slot.pool_id == 0) return;
+  for (unsigned step = 0; step < tries; ++step) {
+    if (claim_registry::instance().release_claim(slot)) break;
+    backoff(step);
+  }
+  slot = {};
+}
+
+// Thread exit: releases the claims of the exiting thread's remembered
+// bins, in the pools still live, so that the next thread's scan reuses
+// those partly filled bins instead of mapping new ones. Armed by a thread's
+// first scan (the slow path), so the create and destroy fast paths touch
+// no thread_local with a destructor. A claim made after this ran (by the
+// destructor of a thread_local constructed before the thread's first scan)
+// stays until its pool is destroyed.
+struct thread_claims {
+  thread_claims() noexcept = default;
+  thread_claims(const thread_claims&) = delete;
+  thread_claims& operator=(const thread_claims&) = delete;
+  ~thread_claims() {
+    for (std::size_t k = 0; k < remembered_slots; ++k) release_remembered(remembered_slot(k), ~0u);
+  }
+  static void arm() noexcept {
+    thread_local thread_claims armed;
+    (void)armed;
+  }
+};
 
 template <class Storage, bool Checked>
 class concurrent_bins : public Storage {
@@ -114,10 +230,14 @@ class concurrent_bins : public Storage {
     this->stats_hooks().on_destroy(b);
   }
 
-  // Complexity: O(bins), each bin's count read under its lock.
+  // Returns: the sum of the bins' live counts, each read once with a
+  // relaxed load, without the bins' locks (taking them would revoke their
+  // owners' bias). Exact while no other thread creates or destroys; else
+  // each bin's part is that bin's count at some moment during the call.
+  // Complexity: O(bins), under the shared list lock.
   std::size_t size() const noexcept {
     std::size_t n = 0;
-    for_each_bin_locked([&n](const bin& b) { n += b.live_; });
+    for_each_bin_unlocked([&n](const bin& b) { n += load_relaxed(b.live_); });
     return n;
   }
 
@@ -154,8 +274,18 @@ class concurrent_bins : public Storage {
 
   template <class F>
   void release_all(F destroy_payload) noexcept {
+    // Before anything is unmapped: exiting threads stop looking at our bins.
+    if (enrolled_.exchange(false, std::memory_order_relaxed)) claim_registry::instance().withdraw(this->id());
     Storage::release_all([&](bin& b) { destroy_all(b, destroy_payload); });
     while (retired_ != nullptr) this->unmap_bin(std::exchange(retired_, retired_->avail_next_));
+  }
+
+  // Effects: f(b) for every bin, under the shared list lock only: f reads
+  // what others may be writing with load_relaxed (live_, counters_).
+  template <class F>
+  void for_each_bin_unlocked(F&& f) const {
+    std::shared_lock list(list_mutex_);
+    for (const bin* b = this->first(); !b->is_root(); b = b->next_) f(*b);
   }
 
   template <class F>
@@ -168,8 +298,9 @@ class concurrent_bins : public Storage {
   }
 
   void steal(concurrent_bins& o) noexcept {
-    Storage::steal(o);
+    Storage::steal(o);  // o's id comes along, and with it its enrolment
     retired_ = std::exchange(o.retired_, nullptr);
+    enrolled_.store(o.enrolled_.exchange(false, std::memory_order_relaxed), std::memory_order_relaxed);
   }
 
   // Requires: &o != this, equal capacities, both pools quiescent (no other
@@ -180,6 +311,9 @@ class concurrent_bins : public Storage {
   // scans of this pool may use every spliced bin with room. o keeps its
   // retired bins. This pool's own claims and remembered bins stay valid.
   void splice(concurrent_bins& o) noexcept {
+    // o's id is about to be replaced: exiting threads must stop looking at
+    // bins under it before the bins move (and this pool may unmap them).
+    if (o.enrolled_.exchange(false, std::memory_order_relaxed)) claim_registry::instance().withdraw(o.id());
     std::scoped_lock lists(list_mutex_, o.list_mutex_);
     for (bin* b = o.first(); !b->is_root(); b = b->next_) {
       std::lock_guard<bin_lock> g(b->lock_);
@@ -271,6 +405,14 @@ class concurrent_bins : public Storage {
   taken take_scan(remembered_bin& slot, std::uint32_t failed) {
     std::uint32_t scanned = 0;
     const std::uint32_t me = thread_number();
+    // Before this thread claims a bin of this pool: the pool is enrolled,
+    // and the thread releases its claims when it exits.
+    if (!enrolled_.load(std::memory_order_relaxed)) enroll();
+    thread_claims::arm();
+    // The slot is another pool's (a pool whose id maps to the same slot):
+    // give that pool's bin up rather than leave it claimed by nobody who
+    // remembers it.
+    if (slot.pool_id != this->id()) release_remembered(slot, 64);
     {
       std::shared_lock list(list_mutex_);
       // Under the list lock retired_ and the links are stable.
@@ -322,6 +464,11 @@ class concurrent_bins : public Storage {
     return take_chunk(b);
   }
 
+  [[gnu::noinline]] void enroll() {
+    claim_registry::instance().enroll(this->id());
+    enrolled_.store(true, std::memory_order_relaxed);
+  }
+
   // Requires: the exclusive list lock. Throws: std::bad_alloc.
   bin* add_bin() {
     if (bin* b = reuse_retired()) return b;
@@ -341,7 +488,7 @@ class concurrent_bins : public Storage {
     this->reregister(b);
     retired_ = b->avail_next_;
     b->avail_next_ = nullptr;
-    b->retired_ = false;
+    store_relaxed(b->retired_, false);  // read unlocked by contains()
     this->link(b);
     return b;
   }
@@ -357,7 +504,7 @@ class concurrent_bins : public Storage {
   // Effects: unlinks b, returns its chunk pages, keeps its header mapped.
   void retire_bin(bin* b) noexcept {
     this->unlink(b);
-    b->retired_ = true;
+    store_relaxed(b->retired_, true);
     release_claim(b);
     b->avail_next_ = retired_;
     retired_ = b;
@@ -368,6 +515,7 @@ class concurrent_bins : public Storage {
 
   alignas(64) mutable std::shared_mutex list_mutex_;  // readers: scans; writer: list changes
   bin* retired_ = nullptr;                            // linked by avail_next_
+  std::atomic<bool> enrolled_{false};                 // id() is in claim_registry
 };
 
 }  // namespace travpool::detail

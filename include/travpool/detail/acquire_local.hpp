@@ -19,6 +19,9 @@
 //   void  splice(o)              moves o's bins to the end of this layer's
 //                                (quiescent pools, equal capacities)
 //   size_t retired_count()       bins held off the list (bin_locks only)
+//   void  for_each_bin_unlocked(f)  likewise, without the bins' locks where
+//                                they are per bin: f reads live_ and
+//                                counters_ with load_relaxed
 //
 // local_bins keeps the bins that have a free chunk on an "available" list,
 // doubly linked through the bin headers; create takes the head, so it
@@ -120,6 +123,10 @@ class local_bins : public Storage {
   template <class F>
   void for_each_bin_locked(F&& f) const {
     for (bin* b = this->first(); !b->is_root(); b = b->next_) f(*b);
+  }
+  template <class F>
+  void for_each_bin_unlocked(F&& f) const {
+    for_each_bin_locked(f);
   }
 
   void steal(local_bins& o) noexcept {
@@ -270,6 +277,11 @@ class mutex_bins : public Super {
   void splice(mutex_bins& o) noexcept {
     std::scoped_lock g(mutex_, o.mutex_);
     Super::splice(o);
+  }
+  template <class F>
+  void for_each_bin_unlocked(F&& f) const {
+    guard g(mutex_);
+    Super::for_each_bin_locked(f);
   }
 
  private:

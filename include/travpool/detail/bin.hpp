@@ -116,9 +116,9 @@ struct bin_base {
   // Hot: read and written by every create and destroy of this bin.
   std::byte* chunks_ = nullptr;  // chunk 0 (A0)
   std::uint32_t capacity_ = 0;   // user chunks; 0 marks a pool's list root
-  std::uint32_t live_ = 0;       // assigned user chunks
+  std::uint32_t live_ = 0;       // assigned user chunks (written with store_relaxed)
   std::uint32_t free_head_ = 0;  // top of the free list; capacity_+2 if full
-  std::uint32_t fresh_ = 0;      // lowest never-assigned user chunk
+  std::uint32_t fresh_ = 0;      // lowest never-assigned user chunk (store_relaxed)
   // Bin list, in traversal order; circular through the pool's root.
   bin_base* next_ = this;
   bin_base* prev_ = this;
@@ -168,6 +168,22 @@ struct bin_base {
   bool full() const noexcept { return free_head_ == full_mark(); }
 };
 static_assert(sizeof(bin_base) <= bin_header_bytes);
+
+// Relaxed atomic access to a plain field or word that one thread at a time
+// writes (under the bin's lock or in its biased section) while other
+// threads may read it without the lock: live_, fresh_, the layouts' status
+// words, stats::counters (concurrent size(), contains() and stats(), which
+// must not take the bins' locks and so revoke their owners' bias). On x86
+// and AArch64 these are the plain loads and stores; they tell the compiler
+// and ThreadSanitizer that the race is intended.
+template <class T>
+inline T load_relaxed(const T& x) noexcept {
+  return std::atomic_ref<T>(const_cast<T&>(x)).load(std::memory_order_relaxed);
+}
+template <class T>
+inline void store_relaxed(T& x, T v) noexcept {
+  std::atomic_ref<T>(x).store(v, std::memory_order_relaxed);
+}
 
 inline std::uint32_t load_u32(const std::byte* p) noexcept {
   std::uint32_t v;

@@ -63,8 +63,8 @@ struct bin_algorithms {
     write_free(b, f1, 0, a1, 0);
     write_free(b, first_user_chunk, first_user_chunk + 1, a1, 0);  // may be F1's neighbour
     b.free_head_ = first_user_chunk;
-    b.fresh_ = first_user_chunk;
-    b.live_ = 0;
+    store_relaxed(b.fresh_, first_user_chunk);
+    store_relaxed(b.live_, std::uint32_t{0});
   }
 
   // Requires: !b.full(). Returns: the head of the free list and its words.
@@ -81,12 +81,12 @@ struct bin_algorithms {
       // Reach one chunk further: it becomes free, pred = h, succ = A1.
       const std::uint32_t n = h + 1;
       if (n != b.full_mark()) write_free(b, n, n + 1, b.last(), h);
-      b.fresh_ = n;
+      store_relaxed(b.fresh_, n);  // read unlocked by contains()
     }
     Ops::mark_assigned(b, h);
     if (Ops::is_free(b, h - 1)) Ops::set_link_next(b, c.link_prev + 1, h);
     if (Ops::is_free(b, h + 1)) Ops::set_link_prev(b, c.link_next - 1, h);
-    ++b.live_;
+    store_relaxed(b.live_, b.live_ + 1);  // read unlocked by size()
   }
 
   // Requires: !b.full(). Effects: assigns the head of the free list.
@@ -108,12 +108,20 @@ struct bin_algorithms {
     b.free_head_ = c;
     if (left_free) Ops::set_link_next(b, prev + 1, next);
     if (right_free) Ops::set_link_prev(b, next - 1, prev);
-    --b.live_;
+    store_relaxed(b.live_, b.live_ - 1);
   }
 
   // Returns: whether chunk `i` of `b` holds a live element (any index).
   static bool is_live(const bin_base& b, std::uint32_t i) noexcept {
     return i >= first_user_chunk && i < b.fresh_ && !Ops::is_free(b, i);
+  }
+  // Returns: is_live(b, i), read with relaxed atomic loads, so that a thread
+  // that does not hold b's lock may ask while b's owner creates and
+  // destroys (sync::bin_locks' contains()). Exact for a chunk whose create
+  // or destroy happens before the call; either answer for one created or
+  // destroyed meanwhile.
+  static bool is_live_relaxed(const bin_base& b, std::uint32_t i) noexcept {
+    return i >= first_user_chunk && i < load_relaxed(b.fresh_) && !Ops::is_free_relaxed(b, i);
   }
 
  private:

@@ -231,8 +231,9 @@ struct bin_base;
 
 // A thread's remembered bin for one pool. Keyed by the pool's id, which is
 // never reused, so an entry of a destroyed pool is never followed, whatever
-// address a new pool gets. Entries are plain data: nothing to do at thread
-// exit. A thread may use many pools: entries are direct-mapped by id, so up
+// address a new pool gets. Entries are plain data (no TLS guard on the fast
+// path); at thread exit, detail::thread_claims (acquire_concurrent.hpp)
+// releases the claims on the remembered bins. A thread may use many pools: entries are direct-mapped by id, so up
 // to remembered_slots pools with consecutive ids never evict each other, and
 // an evicted pool only costs its next create a scan.
 struct remembered_bin {
@@ -245,9 +246,12 @@ struct alignas(64) remembered_table {  // one per thread, on its own lines
   remembered_bin slots[remembered_slots];
 };
 
-inline remembered_bin& remembered_for(std::uint64_t pool_id) noexcept {
+inline remembered_bin& remembered_slot(std::size_t k) noexcept {
   thread_local remembered_table table;
-  return table.slots[pool_id % remembered_slots];
+  return table.slots[k];
+}
+inline remembered_bin& remembered_for(std::uint64_t pool_id) noexcept {
+  return remembered_slot(pool_id % remembered_slots);
 }
 
 }  // namespace travpool::detail

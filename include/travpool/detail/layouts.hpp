@@ -26,4 +26,11 @@ struct layout_ops<layout::compact, Size, Align> {
 template <class Layout, class T>
 using layout_ops_t = typename layout_ops<Layout, sizeof(T), alignof(T)>::type;
 
+// layout_ops_t<Layout, T>, as a class that only needs T to be complete
+// where one of its members is used: naming layout_ops_for<Layout, T> (as
+// basic_pool's storage and iterators do) does not instantiate it, so
+// basic_pool<T> is a complete type while T is still incomplete.
+template <class Layout, class T>
+struct layout_ops_for : layout_ops_t<Layout, T> {};
+
 }  // namespace travpool::detail

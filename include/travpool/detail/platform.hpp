@@ -13,6 +13,8 @@
 //   membarrier_all()            then a full fence on every CPU running a
 //                               thread of this process
 //   cpu_relax()                 the spin-wait hint
+//   at_fork(prepare, parent, child)   pthread_atfork: handlers that keep
+//                               process-wide mutexes usable in a child
 //
 // Supported: POSIX systems with mmap (Linux, the BSDs, macOS). membarrier is
 // Linux-only; elsewhere membarrier_register() returns false and bin locks
@@ -29,6 +31,7 @@
 #error "travpool needs a POSIX system with mmap (Linux, BSD or macOS)"
 #endif
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -103,6 +106,16 @@ inline void membarrier_all() noexcept {
 #if defined(__linux__) && defined(SYS_membarrier)
   if (::syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) std::abort();
 #endif
+}
+
+// Effects: runs prepare() before every fork() of this process, parent() in
+// the parent after it and child() in the child (pthread_atfork). A mutex
+// that another thread holds at the fork would stay locked forever in the
+// child, whose only thread is the one that forked; taking it in prepare()
+// and releasing or reinitialising it afterwards keeps the child usable.
+// Returns: whether the handlers were registered.
+inline bool at_fork(void (*prepare)(), void (*parent)(), void (*child)()) noexcept {
+  return ::pthread_atfork(prepare, parent, child) == 0;
 }
 
 inline void cpu_relax() noexcept {

@@ -14,6 +14,8 @@
 
 namespace travpool::detail {
 
+struct test_access;
+
 // The process-wide cache of spans that pools gave back: the bins of
 // destroyed pools and the bins that shrink_to_fit released. The next bin of
 // the same span size, in any pool and any thread, reuses one instead of
@@ -33,9 +35,20 @@ class span_cache {
 
   // Returns: the process's cache (never destroyed, so pools with static
   // storage duration may use it during exit).
+  // Fork-safe: the mutex is taken before a fork() and released after it in
+  // the parent and reinitialised in the child (at_fork), so a child forked
+  // while another thread held it can still use pools.
   static span_cache& instance() noexcept {
     alignas(span_cache) static unsigned char storage[sizeof(span_cache)];
-    static span_cache* const cache = ::new (storage) span_cache();
+    static span_cache* const cache = [] {
+      auto* c = ::new (storage) span_cache();
+      // The handlers reach the object through `storage`, not instance(): a
+      // fork() may run them while this initialisation holds instance()'s guard.
+      at_fork([] { std::launder(reinterpret_cast<span_cache*>(storage))->mutex_.lock(); },
+              [] { std::launder(reinterpret_cast<span_cache*>(storage))->mutex_.unlock(); },
+              [] { ::new (&std::launder(reinterpret_cast<span_cache*>(storage))->mutex_) std::mutex(); });
+      return c;
+    }();
     return *cache;
   }
 
@@ -109,6 +122,7 @@ class span_cache {
   }
 
  private:
+  friend struct test_access;
   span_cache() = default;
 
   // Requires: mutex_. Returns: whether one more span of `span` bytes fits.
@@ -124,6 +138,12 @@ class span_cache {
   std::size_t count_ = 0;
   entry entries_[max_spans] = {};
 };
+
+// Initialised before main() (dynamic initialisation of a namespace-scope
+// variable), so that no fork() can catch another thread inside
+// span_cache::instance()'s first call, whose guard would stay held in the
+// child forever.
+inline span_cache& span_cache_at_start = span_cache::instance();
 
 // A pool's supply of bin spans. It maps them a batch at a time, the batch
 // doubling with every mapping up to max_batch spans (so what is mapped but

@@ -51,24 +51,40 @@ struct no_stats {
   void on_live(std::size_t) noexcept {}
 };
 
+// A bin's counters are written by one thread at a time (the bin's lock
+// holder or biased owner) with relaxed stores, so that stats() can sum
+// them without the bins' locks (which would revoke their owners' bias).
+template <class T, class U>
+inline void bump(T& counter, U by) noexcept {
+  store_relaxed(counter, static_cast<T>(counter + by));
+}
+inline bin_base::counters load_counters(const bin_base& b) noexcept {
+  const bin_base::counters& c = b.counters_;
+  bin_base::counters r;
+  r.creates = load_relaxed(c.creates), r.destroys = load_relaxed(c.destroys);
+  r.remote_destroys = load_relaxed(c.remote_destroys), r.failed_try_locks = load_relaxed(c.failed_try_locks);
+  r.bins_scanned = load_relaxed(c.bins_scanned), r.peak_live = load_relaxed(c.peak_live);
+  return r;
+}
+
 struct counting_stats {
   static constexpr bool enabled = true;
 
   void on_create(bin_base& b, std::size_t live) noexcept {
-    ++b.counters_.creates;
-    b.counters_.peak_live = std::max(b.counters_.peak_live, b.live_);
+    bump(b.counters_.creates, 1);
+    if (b.live_ > b.counters_.peak_live) store_relaxed(b.counters_.peak_live, b.live_);
     if (live > peak_live_) peak_live_ = live;  // bin_locks passes 0: a read only, so no race
   }
   void on_destroy(bin_base& b) noexcept {
-    ++b.counters_.destroys;
+    bump(b.counters_.destroys, 1);
     const std::uint32_t claim = b.claim_.load(std::memory_order_relaxed);
-    if (claim != 0 && claim != thread_number()) ++b.counters_.remote_destroys;
+    if (claim != 0 && claim != thread_number()) bump(b.counters_.remote_destroys, 1);
   }
-  void on_uncreate(bin_base& b) noexcept { --b.counters_.creates; }
-  void on_clear(bin_base& b) noexcept { b.counters_.destroys += b.live_; }
+  void on_uncreate(bin_base& b) noexcept { store_relaxed(b.counters_.creates, b.counters_.creates - 1); }
+  void on_clear(bin_base& b) noexcept { bump(b.counters_.destroys, b.live_); }
   void on_scan(bin_base& b, std::uint32_t failed, std::uint32_t scanned) noexcept {
-    b.counters_.failed_try_locks += failed;
-    b.counters_.bins_scanned += scanned;
+    bump(b.counters_.failed_try_locks, failed);
+    bump(b.counters_.bins_scanned, scanned);
   }
   void on_bin_added() noexcept { ++bins_allocated_; }
   void on_bin_removed(bin_base& b) noexcept {
