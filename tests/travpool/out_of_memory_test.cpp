@@ -19,19 +19,11 @@
 #include <travpool/memory.hpp>
 #include <travpool/pool.hpp>
 
+#include "pool_types.hpp"
+
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool sanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-constexpr bool sanitized = true;
-#else
-constexpr bool sanitized = false;
-#endif
-#else
-constexpr bool sanitized = false;
-#endif
+constexpr bool sanitized = travpool::test::under_asan || travpool::test::under_tsan;
 
 struct item {
   std::uint64_t a, b, c;

@@ -83,23 +83,6 @@ struct copy_throws {
   bool operator==(const copy_throws&) const = default;
 };
 
-template <class Opts>
-struct chained;
-template <class... Options>
-struct chained<travpool::test::options<Options...>> {
-  // Destroys `victim` (an element of the same pool) from its destructor.
-  struct node {
-    travpool::basic_pool<node, Options...>* pool;
-    int id;
-    node* victim = nullptr;
-    node(travpool::basic_pool<node, Options...>* p, int i) : pool(p), id(i) {}
-    ~node() {
-      if (victim != nullptr) pool->destroy(victim);
-    }
-  };
-  using type = travpool::basic_pool<node, Options...>;
-};
-
 }  // namespace
 
 // ---- erase(first, last) ----------------------------------------------------
@@ -129,7 +112,7 @@ TEMPLATE_TEST_CASE("erase(first, last) erases the range and returns last", "[poo
 
 TEMPLATE_TEST_CASE("erase(first, last) copes with destructors that destroy other elements", "[pool][erase][reentrant]",
                    TRAVPOOL_TEST_POLICIES) {
-  using pool_type = typename chained<TestType>::type;
+  using pool_type = typename travpool::test::chained_pool<TestType>::type;
   pool_type pool(bin_capacity{8});
   std::vector<typename pool_type::value_type*> ps;
   for (int i = 0; i < 30; ++i) ps.push_back(pool.create(&pool, i));
@@ -151,7 +134,7 @@ TEMPLATE_TEST_CASE("erase(first, last) copes with destructors that destroy other
 
 TEMPLATE_TEST_CASE("erase(first, last) stops after last's position when a destructor destroys *last",
                    "[pool][erase][reentrant]", TRAVPOOL_TEST_POLICIES) {
-  using pool_type = typename chained<TestType>::type;
+  using pool_type = typename travpool::test::chained_pool<TestType>::type;
   pool_type pool(bin_capacity{8});
   std::vector<typename pool_type::value_type*> ps;
   for (int i = 0; i < 40; ++i) ps.push_back(pool.create(&pool, i));

@@ -479,28 +479,9 @@ TEMPLATE_TEST_CASE("create(args...) builds aggregates, with braces where parenth
   h.validate();
 }
 
-namespace {
-template <class Opts>
-struct chained_pool;
-template <class... Options>
-struct chained_pool<travpool::test::options<Options...>> {
-  // Destroys `victim` (an element of the same pool) from its destructor.
-  struct node {
-    travpool::basic_pool<node, Options...>* pool;
-    int id;
-    node* victim = nullptr;
-    node(travpool::basic_pool<node, Options...>* p, int i) : pool(p), id(i) {}
-    ~node() {
-      if (victim != nullptr) pool->destroy(victim);
-    }
-  };
-  using type = travpool::basic_pool<node, Options...>;
-};
-}  // namespace
-
 TEMPLATE_TEST_CASE("erase returns the next element live after the destructor ran", "[pool][reentrant]",
                    TRAVPOOL_TEST_POLICIES) {
-  using pool_type = typename chained_pool<TestType>::type;
+  using pool_type = typename travpool::test::chained_pool<TestType>::type;
   pool_type pool(travpool::bin_capacity{8});
   std::vector<typename pool_type::value_type*> ps;
   for (int i = 0; i < 20; ++i) ps.push_back(pool.create(&pool, i));

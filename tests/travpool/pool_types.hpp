@@ -17,6 +17,48 @@ struct make_pool<T, options<Options...>> {
 template <class T, class Opts>
 using pool_t = typename make_pool<T, Opts>::type;
 
+// chained_pool<Opts>::type: a pool of nodes whose destructor destroys
+// `victim`, another element of the same pool (re-entrant erase tests).
+template <class Opts>
+struct chained_pool;
+template <class... Options>
+struct chained_pool<options<Options...>> {
+  struct node {
+    basic_pool<node, Options...>* pool;
+    int id;
+    node* victim = nullptr;
+    node(basic_pool<node, Options...>* p, int i) : pool(p), id(i) {}
+    ~node() {
+      if (victim != nullptr) pool->destroy(victim);
+    }
+  };
+  using type = basic_pool<node, Options...>;
+};
+
+// Sanitizer builds (they reserve address space and slow threads down).
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool under_asan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool under_asan = true;
+#else
+inline constexpr bool under_asan = false;
+#endif
+#else
+inline constexpr bool under_asan = false;
+#endif
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool under_tsan = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+inline constexpr bool under_tsan = true;
+#else
+inline constexpr bool under_tsan = false;
+#endif
+#else
+inline constexpr bool under_tsan = false;
+#endif
+
 }  // namespace travpool::test
 
 // Every layout; each test instantiates travpool::test::pool_t<T, TestType>.

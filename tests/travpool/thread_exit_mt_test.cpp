@@ -14,19 +14,11 @@
 #include <travpool/allocator.hpp>
 #include <travpool/pool.hpp>
 
+#include "pool_types.hpp"
+
 namespace {
 
-#if defined(__SANITIZE_THREAD__)
-constexpr bool under_tsan = true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-constexpr bool under_tsan = true;
-#else
-constexpr bool under_tsan = false;
-#endif
-#else
-constexpr bool under_tsan = false;
-#endif
+using travpool::test::under_tsan;
 
 struct item24 {
   std::uint64_t a, b, c;
