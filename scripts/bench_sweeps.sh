@@ -27,7 +27,9 @@ run_set() {  # label build_dir cxx_flags_release
     -DTRAVPOOL_BUILD_TESTS=OFF -DTRAVPOOL_BUILD_EXAMPLES=OFF >/dev/null
   cmake --build "$dir" --target table3_sweep_bench parallel_bench -j "$(nproc)"
   mkdir -p "$out"
-  echo "$label: CXX_FLAGS_RELEASE='$flags'; n=$n reps=$reps; commit $(git -C "$repo" rev-parse --short HEAD); $(c++ --version | head -1)" >"$out/run.txt"
+  local cpu
+  cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+  echo "$label: CXX_FLAGS_RELEASE='$flags'; n=$n reps=$reps; commit $(git -C "$repo" rev-parse --short HEAD); $(c++ --version | head -1); $(nproc) x $cpu" >"$out/run.txt"
   "$dir/bench/table3_sweep_bench" --n="$n" --reps="$reps" \
     --benchmark_filter='std::vector\.|travpool|colony|CGAL' \
     --benchmark_out="$out/table3.json" --benchmark_out_format=json >/dev/null

@@ -68,6 +68,7 @@
 #include "detail/layouts.hpp"
 #include "detail/partition.hpp"
 #include "detail/pool_iterator.hpp"
+#include "detail/pool_sequence.hpp"
 #include "detail/pool_traversal.hpp"
 #include "detail/stats_hooks.hpp"
 #include "detail/validate.hpp"
@@ -120,7 +121,8 @@ struct pool_options {
 template <class T, class... Options>
 class basic_pool
     : public detail::pool_traversal<basic_pool<T, Options...>, T, typename pool_options<T, Options...>::ops,
-                                    pool_options<T, Options...>::checked> {
+                                    pool_options<T, Options...>::checked>,
+      public detail::pool_sequence<basic_pool<T, Options...>, T> {
   // These hold for incomplete types too; what needs T complete (its size,
   // its destructor) is checked in the members that use it (check_complete_type),
   // so that basic_pool<T> is a complete type while T is not yet (a struct
@@ -159,6 +161,9 @@ class basic_pool
   using traversal = detail::pool_traversal<basic_pool, T, ops, checked>;
   using traversal::begin;  // names of a dependent base, used below
   using traversal::end;
+  using sequence = detail::pool_sequence<basic_pool, T>;
+  using sequence::assign;
+  using sequence::insert;
   using typename traversal::const_iterator;
   using typename traversal::iterator;
 
@@ -331,38 +336,6 @@ class basic_pool
     return mutable_iterator(first);
   }
 
-  // Effects: create(*it) for each it in [first, last), in that order.
-  // Requires: the range is not a range of this pool (creates during a
-  // sweep may or may not be visited).
-  // Throws: as create. Basic guarantee: the elements created before the
-  // exception stay in the pool; the failed create leaves nothing behind.
-  // Complexity: O(n) creates.
-  template <std::input_iterator I, std::sentinel_for<I> S>
-  requires std::constructible_from<T, std::iter_reference_t<I>>
-  void insert(I first, S last) {
-    for (; first != last; ++first) create(*first);
-  }
-  void insert(std::initializer_list<T> il) requires std::copy_constructible<T> { insert(il.begin(), il.end()); }
-  // Effects: insert(ranges::begin(r), ranges::end(r)) (C++23's name).
-  template <std::ranges::input_range R>
-  requires std::constructible_from<T, std::ranges::range_reference_t<R>>
-  void insert_range(R&& r) { insert(std::ranges::begin(r), std::ranges::end(r)); }
-
-  // Effects: clear(), then insert(first, last). The bins (and capacity())
-  // are kept. Requires: the range is not a range of this pool.
-  // Throws: as insert (basic guarantee: the pool then holds the elements
-  // created before the exception). Invalidates: as clear.
-  template <std::input_iterator I, std::sentinel_for<I> S>
-  requires std::constructible_from<T, std::iter_reference_t<I>>
-  void assign(I first, S last) {
-    clear();
-    insert(std::move(first), std::move(last));
-  }
-  void assign(std::initializer_list<T> il) requires std::copy_constructible<T> { assign(il.begin(), il.end()); }
-  template <std::ranges::input_range R>
-  requires std::constructible_from<T, std::ranges::range_reference_t<R>>
-  void assign_range(R&& r) { assign(std::ranges::begin(r), std::ranges::end(r)); }
-
   // Effects: moves every bin of other, in its list order, to the end of
   // this pool's bin list. No element is moved, copied or destroyed: every
   // pointer and iterator to other's elements stays valid and now belongs
@@ -440,14 +413,6 @@ class basic_pool
   size_type memory() const noexcept {
     const size_type bins = bin_count() + core_.retired_count();
     return sizeof(*this) + bins * (bin_span() + detail::bin_directory::slot_bytes(bin_span()));
-  }
-
-  // Returns: true iff a and b hold equal elements in the same iteration
-  // order (as std::list's ==); bin capacity and layout of memory are not
-  // compared. Requires: neither pool is modified meanwhile.
-  // Complexity: O(size + bins).
-  friend bool operator==(const basic_pool& a, const basic_pool& b) requires std::equality_comparable<T> {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), b.end());
   }
 
   // Effects: destroys every element, in iteration order; keeps the bins

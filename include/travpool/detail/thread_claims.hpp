@@ -1,0 +1,137 @@
+// travpool/detail/thread_claims.hpp: what a thread that exits gives back to
+// the concurrent pools it used (sync::bin_locks, acquire_concurrent.hpp).
+//
+// A thread claims the bin it remembers for each pool (bin_lock.hpp:
+// remembered_for) and holds its lock's bias. When the thread exits, those
+// claims are released, so the next thread's scan reuses the partly filled
+// bins instead of mapping new ones. The pool may be gone by then: the
+// claim registry below knows which pools are live, and a live pool's bins
+// stay mapped while the registry's mutex is held:
+//   id enrolled  =>  every bin the pool handed to a thread is mapped
+// (a pool enrolls before its first claim and withdraws before it unmaps
+// anything or changes its id).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "bin.hpp"
+#include "bin_lock.hpp"
+#include "platform.hpp"
+
+namespace travpool::detail {
+
+// The process-wide set of concurrent pools whose bins a thread may have
+// claimed (by id; ids are never reused). A pool enrolls before its first
+// claim and withdraws before it unmaps anything, so while the registry's
+// mutex is held and a pool is enrolled, every bin it handed to a thread is
+// mapped (retired bins stay mapped until the pool goes). This is what lets
+// a thread release its claims when it exits or evicts a remembered bin
+// without knowing whether the pool still exists.
+// Lock order: registry, then a bin's lock, but only with try_lock: the
+// registry is never held while waiting for a bin, so a thread holding a
+// bin's lock may take the registry (a ~T that creates in another pool).
+class claim_registry {
+ public:
+  // Never destroyed: threads may exit after static destruction has begun.
+  // Fork-safe as span_cache is (at_fork).
+  static claim_registry& instance() noexcept {
+    alignas(claim_registry) static unsigned char storage[sizeof(claim_registry)];
+    static claim_registry* const r = [] {
+      auto* c = ::new (storage) claim_registry();
+      // The handlers reach the object through `storage`, not instance(): a
+      // fork() may run them while this initialisation holds instance()'s guard.
+      at_fork([] { std::launder(reinterpret_cast<claim_registry*>(storage))->mutex_.lock(); },
+              [] { std::launder(reinterpret_cast<claim_registry*>(storage))->mutex_.unlock(); },
+              [] { ::new (&std::launder(reinterpret_cast<claim_registry*>(storage))->mutex_) std::mutex(); });
+      return c;
+    }();
+    return *r;
+  }
+
+  // Effects: records pool `id` as live. Throws: std::bad_alloc.
+  void enroll(std::uint64_t id) {
+    std::lock_guard<std::mutex> g(mutex_);
+    const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
+    if (at == ids_.end() || *at != id) ids_.insert(at, id);
+  }
+  // Effects: pool `id` is gone: its bins are no longer looked at.
+  void withdraw(std::uint64_t id) noexcept {
+    std::lock_guard<std::mutex> g(mutex_);
+    const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
+    if (at != ids_.end() && *at == id) ids_.erase(at);
+  }
+
+  // Effects: if pool `slot.pool_id` is live, gives up the calling thread's
+  // claim on `slot.bin` (and the bias that comes with it).
+  // Returns: false if the bin's lock was busy (nothing done; try again).
+  // Gives up (true) if the calling thread is inside the bin's biased section.
+  bool release_claim(const remembered_bin& slot) noexcept {
+    const std::uint32_t me = thread_number();
+    std::lock_guard<std::mutex> g(mutex_);
+    if (!std::binary_search(ids_.begin(), ids_.end(), slot.pool_id)) return true;
+    bin_base* b = slot.bin;  // mapped: its pool is live
+    // Only this thread makes a bin its own, so a claim that is not ours now
+    // will not become ours; checked first so that another claimant's bias is
+    // never revoked. Under the lock the claim is ours until we drop it, and
+    // the bias is 0 or ours.
+    if (b->claim_.load(std::memory_order_relaxed) != me || b->lock_.inside_section()) return true;
+    if (!b->lock_.try_lock()) return false;
+    if (b->claim_.load(std::memory_order_relaxed) == me) {
+      b->lock_.unbias();
+      b->claim_.store(0, std::memory_order_relaxed);
+    }
+    b->lock_.unlock();
+    return true;
+  }
+
+ private:
+  friend struct test_access;
+  claim_registry() = default;
+  std::mutex mutex_;
+  std::vector<std::uint64_t> ids_;  // sorted
+};
+
+// Initialised before main(), as span_cache_at_start is: a fork() must not
+// catch another thread inside the first call of either (its guard would
+// stay held in the child).
+inline claim_registry& claim_registry_at_start = claim_registry::instance();
+inline const bool biasing_known_at_start = biasing_enabled();
+
+// Gives up the calling thread's claim on a remembered bin, retrying while
+// the bin's lock is busy, at most `tries` times (the lock may be held by
+// this very thread, by a ~T that runs in that bin and creates elsewhere).
+inline void release_remembered(remembered_bin& slot, unsigned tries) noexcept {
+  if (slot.pool_id == 0) return;
+  for (unsigned step = 0; step < tries; ++step) {
+    if (claim_registry::instance().release_claim(slot)) break;
+    backoff(step);
+  }
+  slot = {};
+}
+
+// Thread exit: releases the claims of the exiting thread's remembered
+// bins, in the pools still live, so that the next thread's scan reuses
+// those partly filled bins instead of mapping new ones. Armed by a thread's
+// first scan (the slow path), so the create and destroy fast paths touch
+// no thread_local with a destructor. A claim made after this ran (by the
+// destructor of a thread_local constructed before the thread's first scan)
+// stays until its pool is destroyed.
+struct thread_claims {
+  thread_claims() noexcept = default;
+  thread_claims(const thread_claims&) = delete;
+  thread_claims& operator=(const thread_claims&) = delete;
+  ~thread_claims() {
+    for (std::size_t k = 0; k < remembered_slots; ++k) release_remembered(remembered_slot(k), ~0u);
+  }
+  static void arm() noexcept {
+    thread_local thread_claims armed;
+    (void)armed;
+  }
+};
+
+}  // namespace travpool::detail
