@@ -116,9 +116,9 @@ struct bin_base {
   // Hot: read and written by every create and destroy of this bin.
   std::byte* chunks_ = nullptr;  // chunk 0 (A0)
   std::uint32_t capacity_ = 0;   // user chunks; 0 marks a pool's list root
-  std::uint32_t live_ = 0;       // assigned user chunks (written with store_relaxed)
+  std::uint32_t live_ = 0;       // assigned user chunks (bin_locks: store_relaxed)
   std::uint32_t free_head_ = 0;  // top of the free list; capacity_+2 if full
-  std::uint32_t fresh_ = 0;      // lowest never-assigned user chunk (store_relaxed)
+  std::uint32_t fresh_ = 0;      // lowest never-assigned user chunk (likewise)
   // Bin list, in traversal order; circular through the pool's root.
   bin_base* next_ = this;
   bin_base* prev_ = this;
@@ -183,6 +183,17 @@ inline T load_relaxed(const T& x) noexcept {
 template <class T>
 inline void store_relaxed(T& x, T v) noexcept {
   std::atomic_ref<T>(x).store(v, std::memory_order_relaxed);
+}
+// Writes v to x: with Published (sync::bin_locks) as a relaxed atomic
+// store, for the words that other threads load without the bin's lock
+// (live_, fresh_, status words); otherwise a plain store, which costs less
+// (no read-modify-write to memory is split, no memset is unrolled).
+template <bool Published, class T>
+inline void publish(T& x, T v) noexcept {
+  if constexpr (Published)
+    store_relaxed(x, v);
+  else
+    x = v;
 }
 
 inline std::uint32_t load_u32(const std::byte* p) noexcept {

@@ -40,7 +40,10 @@
 
 namespace travpool::detail {
 
-template <class Ops>
+// Published (sync::bin_locks): the words that other threads read without
+// the bin's lock (live_, fresh_, status words) are written with relaxed
+// atomic stores; otherwise with plain ones.
+template <class Ops, bool Published = false>
 struct bin_algorithms {
   using traits = layout_traits<Ops>;
 
@@ -55,16 +58,16 @@ struct bin_algorithms {
   // Effects: makes `b` an empty bin: sentinels written, free list = 2, 3, ...
   // Touches only chunks 0, 1, 2 and the last two.
   static void init(bin_base& b) noexcept {
-    traits::init_bin(b);
+    traits::template init_bin<Published>(b);
     const std::uint32_t a1 = b.last(), f1 = b.full_mark();
-    Ops::mark_assigned(b, 0);
-    Ops::mark_assigned(b, a1);
+    Ops::template mark_assigned<Published>(b, 0);
+    Ops::template mark_assigned<Published>(b, a1);
     write_free(b, 1, 0, a1, 0);
     write_free(b, f1, 0, a1, 0);
     write_free(b, first_user_chunk, first_user_chunk + 1, a1, 0);  // may be F1's neighbour
     b.free_head_ = first_user_chunk;
-    store_relaxed(b.fresh_, first_user_chunk);
-    store_relaxed(b.live_, std::uint32_t{0});
+    publish<Published>(b.fresh_, first_user_chunk);
+    publish<Published>(b.live_, std::uint32_t{0});
   }
 
   // Requires: !b.full(). Returns: the head of the free list and its words.
@@ -81,12 +84,12 @@ struct bin_algorithms {
       // Reach one chunk further: it becomes free, pred = h, succ = A1.
       const std::uint32_t n = h + 1;
       if (n != b.full_mark()) write_free(b, n, n + 1, b.last(), h);
-      store_relaxed(b.fresh_, n);  // read unlocked by contains()
+      publish<Published>(b.fresh_, n);  // read unlocked by contains()
     }
-    Ops::mark_assigned(b, h);
+    Ops::template mark_assigned<Published>(b, h);
     if (Ops::is_free(b, h - 1)) Ops::set_link_next(b, c.link_prev + 1, h);
     if (Ops::is_free(b, h + 1)) Ops::set_link_prev(b, c.link_next - 1, h);
-    store_relaxed(b.live_, b.live_ + 1);  // read unlocked by size()
+    publish<Published>(b.live_, b.live_ + 1);  // read unlocked by size()
   }
 
   // Requires: !b.full(). Effects: assigns the head of the free list.
@@ -108,7 +111,7 @@ struct bin_algorithms {
     b.free_head_ = c;
     if (left_free) Ops::set_link_next(b, prev + 1, next);
     if (right_free) Ops::set_link_prev(b, next - 1, prev);
-    store_relaxed(b.live_, b.live_ - 1);
+    publish<Published>(b.live_, b.live_ - 1);
   }
 
   // Returns: whether chunk `i` of `b` holds a live element (any index).
@@ -127,7 +130,7 @@ struct bin_algorithms {
  private:
   static void write_free(const bin_base& b, std::uint32_t i, std::uint32_t free_next, std::uint32_t next,
                          std::uint32_t prev) noexcept {
-    Ops::mark_free(b, i, free_next);
+    Ops::template mark_free<Published>(b, i, free_next);
     Ops::set_link_next(b, i, next);
     Ops::set_link_prev(b, i, prev);
   }

@@ -55,7 +55,7 @@ template <class Ops, class Stats, bool Shared>
 class bin_storage {
  public:
   using ops = Ops;
-  using algo = bin_algorithms<Ops>;
+  using algo = bin_algorithms<Ops, Shared>;
   using traits = layout_traits<Ops>;
   using bin = bin_base;
   using stats_hook = Stats;

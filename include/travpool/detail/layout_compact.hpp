@@ -49,27 +49,36 @@ struct compact_layout {
   static void* payload(const bin_base& b, std::uint32_t i) noexcept { return at(b, i); }
 
   // Effects: marks every chunk free (bins are reinitialised by clear()).
-  // Word by word with relaxed stores: is_free_relaxed may read them meanwhile.
+  // Published: word by word with relaxed stores, as is_free_relaxed may
+  // read them meanwhile.
+  template <bool Published = false>
   static void init_bin(const bin_base& b) noexcept {
     std::uint64_t* w = bits(b);
-    for (std::size_t k = 0, n = words(b.capacity_); k < n; ++k) store_relaxed(w[k], std::uint64_t{0});
+    if constexpr (Published) {
+      for (std::size_t k = 0, n = words(b.capacity_); k < n; ++k) store_relaxed(w[k], std::uint64_t{0});
+    } else {
+      std::memset(w, 0, extra_bytes(b.capacity_));
+    }
   }
 
   static bool is_free(const bin_base& b, std::uint32_t i) noexcept { return ((bits(b)[i >> 6] >> (i & 63)) & 1) == 0; }
   static std::uint32_t free_next(const bin_base& b, std::uint32_t i) noexcept { return load_u32(at(b, i)); }
-  // Status words are written with relaxed stores (one writer at a time:
-  // the bin's lock holder), so that is_free_relaxed may read them unlocked.
+  // Published (sync::bin_locks): status words are written with relaxed
+  // stores (one writer at a time: the bin's lock holder), so that
+  // is_free_relaxed may read them unlocked.
   static bool is_free_relaxed(const bin_base& b, std::uint32_t i) noexcept {
     return ((load_relaxed(bits(b)[i >> 6]) >> (i & 63)) & 1) == 0;
   }
+  template <bool Published = false>
   static void mark_free(const bin_base& b, std::uint32_t i, std::uint32_t next_free) noexcept {
     std::uint64_t& w = bits(b)[i >> 6];
-    store_relaxed(w, w & ~(std::uint64_t{1} << (i & 63)));
+    publish<Published>(w, w & ~(std::uint64_t{1} << (i & 63)));
     store_u32(at(b, i), next_free);
   }
+  template <bool Published = false>
   static void mark_assigned(const bin_base& b, std::uint32_t i) noexcept {
     std::uint64_t& w = bits(b)[i >> 6];
-    store_relaxed(w, w | std::uint64_t{1} << (i & 63));
+    publish<Published>(w, w | std::uint64_t{1} << (i & 63));
   }
 
   // Byte offsets of the free chunk's boundary links.

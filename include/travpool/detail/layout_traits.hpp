@@ -47,8 +47,9 @@ struct layout_traits {
       return false;
   }();
 
+  template <bool Published = false>
   static void init_bin(const bin_base& b) noexcept {
-    if constexpr (requires { Ops::init_bin(b); }) Ops::init_bin(b);
+    if constexpr (requires { Ops::init_bin(b); }) Ops::template init_bin<Published>(b);
   }
 
   // Returns: the next assigned chunk after assigned chunk `i` (b.last() at
