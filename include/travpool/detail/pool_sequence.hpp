@@ -28,7 +28,12 @@ class pool_sequence {
   void insert(I first, S last) {
     for (; first != last; ++first) self().create(*first);
   }
-  void insert(std::initializer_list<T> il) requires std::copy_constructible<T> { insert(il.begin(), il.end()); }
+  // (The members constrained on T are templates, so that the constraint is
+  // checked where they are used: T may be incomplete where the pool type
+  // is completed.)
+  template <class U = T>
+  requires std::copy_constructible<U>
+  void insert(std::initializer_list<T> il) { insert(il.begin(), il.end()); }
   // Effects: insert(ranges::begin(r), ranges::end(r)) (C++23's name).
   template <std::ranges::input_range R>
   requires std::constructible_from<T, std::ranges::range_reference_t<R>>
@@ -44,7 +49,9 @@ class pool_sequence {
     self().clear();
     insert(std::move(first), std::move(last));
   }
-  void assign(std::initializer_list<T> il) requires std::copy_constructible<T> { assign(il.begin(), il.end()); }
+  template <class U = T>
+  requires std::copy_constructible<U>
+  void assign(std::initializer_list<T> il) { assign(il.begin(), il.end()); }
   template <std::ranges::input_range R>
   requires std::constructible_from<T, std::ranges::range_reference_t<R>>
   void assign_range(R&& r) { assign(std::ranges::begin(r), std::ranges::end(r)); }
@@ -53,7 +60,9 @@ class pool_sequence {
   // order (as std::list's ==); bin capacity and layout of memory are not
   // compared. Requires: neither pool is modified meanwhile.
   // Complexity: O(size + bins).
-  friend bool operator==(const Pool& a, const Pool& b) requires std::equality_comparable<T> {
+  template <class U = T>
+  requires std::equality_comparable<U>
+  friend bool operator==(const Pool& a, const Pool& b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), b.end());
   }
 

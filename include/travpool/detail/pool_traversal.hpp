@@ -76,8 +76,16 @@ class pool_traversal {
   // when chunks are arrays of T: layout::compact with sizeof(T) >= 12 and a
   // multiple of alignof(T). Valid while no element is created or destroyed.
   // Complexity: O(1) per segment; free runs are jumped.
-  auto segments() noexcept requires iterator::contiguous_runs { return begin().segments_until(end()); }
-  auto segments() const noexcept requires const_iterator::contiguous_runs { return begin().segments_until(end()); }
+  // (Templates, so that the constraint is checked where segments() is
+  // used, not where the pool type is completed: T may still be incomplete.)
+  template <class It = iterator>
+  auto segments() noexcept requires It::contiguous_runs {
+    return begin().segments_until(end());
+  }
+  template <class It = const_iterator>
+  auto segments() const noexcept requires It::contiguous_runs {
+    return begin().segments_until(end());
+  }
 
   // Effects: calls f(element) for every live element, bin by bin, in the
   // order of iteration. f must not create or destroy.
