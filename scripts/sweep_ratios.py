@@ -7,25 +7,12 @@ the repetitions), and range-for / for_each per gap pattern.
   build/bench-o2/bench/table3_sweep_bench --reps=7 --benchmark_out=t3.json ...
   scripts/sweep_ratios.py t3.json
 """
-import collections
-import json
-import re
 import statistics
 import sys
 
-data = json.load(open(sys.argv[1]))
-runs = collections.defaultdict(list)
-live = {}
-for b in data["benchmarks"]:
-    if b.get("run_type") == "aggregate":
-        continue
-    m = re.match(r"table3/(\w+)/(.+)\.(\w+)/([^/]+)/", b["name"])
-    if not m:
-        continue
-    kernel, container, style, gaps = m.groups()
-    key = (kernel, container, style, gaps)
-    runs[key].append(b["real_time"] / b["live"])
-    live[key] = b["live"]
+from sweep_report import load_table3  # the same parsing as docs/sweeps.md
+
+runs = load_table3(sys.argv[1])
 
 for kernel in sorted({k[0] for k in runs}):
     base = [v for k, v in runs.items() if k[0] == kernel and k[1] == "std::vector" and k[3] == "dense"]
