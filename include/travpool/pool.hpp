@@ -508,8 +508,7 @@ class basic_pool
   // one. Requires: b == core_.find(p), inside core_.locked(b, ...).
   static std::uint32_t live_index(const bin& b, const T* p) noexcept {
     const std::uint32_t i = storage::chunk_index(b, p);  // 0, or a user chunk: no need for is_live's lower bound
-    // Only sync::bin_locks retires bins (kept mapped after shrink_to_fit).
-    return i != 0 && (!bin_locked || !b.retired_) && i < b.fresh_ && !ops::is_free(b, i) ? i : 0;
+    return i != 0 && !b.retired_ && i < b.fresh_ && !ops::is_free(b, i) ? i : 0;
   }
 
   // Kept out of line, so the fast paths that may throw stay small.
