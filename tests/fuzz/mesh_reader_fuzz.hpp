@@ -50,7 +50,9 @@ inline int mesh_reader_one_input(const std::uint8_t* data, std::size_t size) {
   const bool off = !ply && (data[0] & 1) != 0;
   namespace tm = travpool::mesh;
   try {
-    tm::detail::line_reader reader(ply ? "fuzz.ply" : off ? "fuzz.off" : "fuzz.obj",
+    tm::detail::line_reader reader(ply   ? "fuzz.ply"
+                                   : off ? "fuzz.off"
+                                         : "fuzz.obj",
                                    std::string(reinterpret_cast<const char*>(data) + 1, size - 1));
     std::vector<std::size_t> at;
     bool bytes = false;
