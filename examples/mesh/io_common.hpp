@@ -166,15 +166,22 @@ inline std::string slurp(const std::string& path) {
 
 // Adds polygon `corners` (0-based) as a fan of triangles, each recorded at
 // place `where` in `at`. `fail(what)` must throw; it is called for fewer
-// than 3 corners or a repeated corner. Complexity O(n log n) for n corners.
+// than 3 corners or a repeated corner. Complexity O(n log n) for n corners (pairwise up to 16).
 template <class Fail>
 void add_polygon(const std::vector<std::int64_t>& corners, soup& s, std::vector<std::size_t>& at, std::size_t where,
                  Fail&& fail) {
   if (corners.size() < 3) fail("degenerate face: fewer than 3 vertices");
-  std::vector<std::int64_t> sorted(corners);
-  std::sort(sorted.begin(), sorted.end());
-  const auto twice = std::adjacent_find(sorted.begin(), sorted.end());
-  if (twice != sorted.end()) fail("degenerate face: vertex " + std::to_string(*twice) + " appears twice");
+  auto twice = [&](std::int64_t v) { fail("degenerate face: vertex " + std::to_string(v) + " appears twice"); };
+  if (corners.size() <= 16) {  // pairwise, without allocating
+    for (std::size_t i = 0; i < corners.size(); ++i)
+      for (std::size_t j = i + 1; j < corners.size(); ++j)
+        if (corners[i] == corners[j]) twice(corners[i]);
+  } else {
+    std::vector<std::int64_t> sorted(corners);
+    std::sort(sorted.begin(), sorted.end());
+    const auto it = std::adjacent_find(sorted.begin(), sorted.end());
+    if (it != sorted.end()) twice(*it);
+  }
   for (std::size_t i = 1; i + 1 < corners.size(); ++i) {
     s.triangles.push_back({static_cast<std::uint32_t>(corners[0]), static_cast<std::uint32_t>(corners[i]),
                            static_cast<std::uint32_t>(corners[i + 1])});

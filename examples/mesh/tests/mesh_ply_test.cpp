@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <numbers>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -397,5 +399,31 @@ TEST_CASE("PLY: real files, when TRAVPOOL_PLY_FILES names some", "[mesh][io][ply
     write_ply(m, q, ply_format::binary_little_endian);
     auto r = read_mesh(q);
     mesh_io_test::check_same_mesh(m, r);
+  }
+}
+
+TEST_CASE("PLY: a large polygon becomes a fan, a repeated corner is refused", "[mesh][io][ply]") {
+  // 20 vertices on a circle, one 20-gon (the sorted check of add_polygon).
+  for (const bool repeat : {false, true}) {
+    ply_file f(enc::ascii,
+               "element vertex 20\nproperty double x\nproperty double y\nproperty double z\n"
+               "element face 1\nproperty list uchar uint vertex_indices\n");
+    for (int i = 0; i < 20; ++i)
+      f.put("double", std::cos(i * 0.1 * std::numbers::pi))
+          .put("double", std::sin(i * 0.1 * std::numbers::pi))
+          .put("double", 0)
+          .end_record();
+    f.put("uchar", 20);
+    for (int i = 0; i < 20; ++i) f.put("uint", repeat && i == 13 ? 5 : i);
+    f.end_record();
+    if (repeat) {
+      expect_line_error("ngon_repeat.ply", f.str(), 30, "degenerate face: vertex 5 appears twice");
+      continue;
+    }
+    const auto p = write_file("ngon.ply", f.str());
+    const soup s = read_soup(p);
+    REQUIRE(s.triangles.size() == 18);
+    CHECK(s.triangles[17] == std::array<std::uint32_t, 3>{0, 18, 19});
+    read_mesh(p).validate();
   }
 }
