@@ -1,9 +1,9 @@
 // examples/mesh/io_ply.hpp: reading and writing PLY triangle meshes.
 //
 // Design: the header is parsed into a list of elements (name, count,
-// properties; io_ply_header.hpp); then one body loop, written once over a value source
-// (ply_ascii_source or ply_binary_source), reads every element in file
-// order into the soup that the OFF/OBJ readers also produce (io_common.hpp),
+// properties; io_ply_header.hpp); then one body loop, written once over a
+// value source (ply_ascii_source or ply_binary_source), reads every element
+// in file order into the soup that the OFF/OBJ readers also produce (io_common.hpp),
 // with each triangle's place: its line (ASCII) or its record's byte offset
 // (binary). The mesh is built by build_located(), like OFF/OBJ.
 //
@@ -28,9 +28,10 @@
 // make the round trip exact.
 #pragma once
 
+#include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -150,11 +151,15 @@ class ply_binary_source {
 // Reads every element's records from `src` into `s` (see the design note).
 template <class Source>
 void read_ply_body(Source& src, const std::vector<ply_element>& elements, soup& s, std::vector<std::size_t>& at) {
-  std::int64_t nv = 0;
-  for (const auto& e : elements)
+  std::int64_t nv = 0, nf = 0;
+  for (const auto& e : elements) {
     if (e.name == "vertex") nv = e.count;
-  // Both bounded by the header's count check.
+    if (e.name == "face") nf = e.count;
+  }
+  // Bounded by the header's count check (a face gives at least 1 triangle).
   s.points.reserve(static_cast<std::size_t>(nv));
+  s.triangles.reserve(static_cast<std::size_t>(nf));
+  at.reserve(static_cast<std::size_t>(nf));
   std::vector<std::int64_t> corners;
   for (const auto& e : elements) {
     for (std::int64_t i = 0; i < e.count; ++i) {
