@@ -148,7 +148,7 @@ void put_triangle(ply_file& f, std::uint32_t a, std::uint32_t b, std::uint32_t c
 
 }  // namespace
 
-TEST_CASE("PLY round trips are exact, ASCII and binary", "[mesh][io][ply]") {
+TEST_CASE("PLY round trips are exact in ASCII and binary", "[mesh][io][ply]") {
   auto m = sphere(2);
   smooth(m, 1);  // coordinates with full mantissas
   for (const auto format : {ply_format::ascii, ply_format::binary_little_endian}) {
@@ -175,7 +175,7 @@ TEST_CASE("PLY round trips are exact, ASCII and binary", "[mesh][io][ply]") {
   CHECK(bytes);
 }
 
-TEST_CASE("PLY: extra properties and elements are skipped, quads triangulated", "[mesh][io][ply]") {
+TEST_CASE("PLY: extra properties and elements are skipped and quads triangulated", "[mesh][io][ply]") {
   for (const enc e : {enc::ascii, enc::little, enc::big}) {
     INFO(ext_name(e));
     const auto p = write_file(std::string("pyramid_") + ext_name(e) + ".ply", pyramid(e));
@@ -381,7 +381,7 @@ TEST_CASE("PLY: malformed binary bodies name the byte offset", "[mesh][io][ply]"
   }
 }
 
-TEST_CASE("PLY: real files, when TRAVPOOL_PLY_FILES names some", "[mesh][io][ply]") {
+TEST_CASE("PLY: real files when TRAVPOOL_PLY_FILES names some", "[mesh][io][ply]") {
   // Optional: a colon-separated list of PLY files (for example scanned
   // meshes); each must read and validate, and round-trip through write_ply.
   const char* list = std::getenv("TRAVPOOL_PLY_FILES");
@@ -402,7 +402,7 @@ TEST_CASE("PLY: real files, when TRAVPOOL_PLY_FILES names some", "[mesh][io][ply
   }
 }
 
-TEST_CASE("PLY: a large polygon becomes a fan, a repeated corner is refused", "[mesh][io][ply]") {
+TEST_CASE("PLY: a large polygon becomes a fan and a repeated corner is refused", "[mesh][io][ply]") {
   // 20 vertices on a circle, one 20-gon (the sorted check of add_polygon).
   for (const bool repeat : {false, true}) {
     ply_file f(enc::ascii,
