@@ -1,4 +1,4 @@
-// examples/mesh/io.hpp: reading and writing OFF and OBJ triangle meshes.
+// examples/mesh/io.hpp: reading and writing OFF, OBJ and PLY triangle meshes.
 //
 // Reading is strict and bounded: every error throws io_error with the
 // message "FILE:LINE: what" (no crash, no hang, and no allocation larger
@@ -9,6 +9,8 @@
 // * OBJ: "v x y z [w ...]" and "f" with i, i/t, i//n or i/t/n corners;
 //   negative indices count back from the last vertex read; vt, vn, vp, o,
 //   g, s, l, p, usemtl and mtllib lines are ignored.
+// * PLY: ASCII and binary, see io_ply.hpp (binary bodies report byte
+//   offsets: "FILE: byte OFFSET: what").
 // Polygons are triangulated as fans. Rejected, with file and line:
 // truncated data, indices out of range (or 0 in OBJ), counts the file
 // cannot hold, non-finite coordinates, degenerate faces (fewer than three
@@ -17,168 +19,17 @@
 // faces form two fans).
 #pragma once
 
-#include <algorithm>
-#include <array>
-#include <charconv>
-#include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <fstream>
 #include <limits>
-#include <memory>
-#include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include "algorithms.hpp"
-#include "generate.hpp"
-#include "mesh.hpp"
+#include "io_common.hpp"
+#include "io_ply.hpp"
 
 namespace travpool::mesh {
 
-class io_error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 namespace detail {
-
-inline std::string lower_extension(const std::string& path) {
-  const auto dot = path.find_last_of('.');
-  const auto slash = path.find_last_of('/');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return {};
-  std::string e = path.substr(dot + 1);
-  for (char& c : e) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  return e;
-}
-
-// Printable excerpt of a token for error messages.
-inline std::string quote(std::string_view t) {
-  std::string s = "'";
-  for (std::size_t i = 0; i < t.size() && i < 24; ++i) {
-    const auto c = static_cast<unsigned char>(t[i]);
-    if (c >= 32 && c < 127) {
-      s += static_cast<char>(c);
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      s += buf;
-    }
-  }
-  if (t.size() > 24) s += "...";
-  return s + "'";
-}
-
-// Line-by-line reader over a whole file held in memory.
-class line_reader {
- public:
-  line_reader(std::string path, std::string data) : path_(std::move(path)), data_(std::move(data)) {}
-
-  // Advances to the next line; false at the end of the file.
-  bool next_line() {
-    if (pos_ >= data_.size()) return false;
-    const auto nl = data_.find('\n', pos_);
-    const auto end = nl == std::string::npos ? data_.size() : nl;
-    line_ = std::string_view(data_).substr(pos_, end - pos_);
-    pos_ = end + 1;
-    ++line_no_;
-    if (!line_.empty() && line_.back() == '\r') line_.remove_suffix(1);
-    return true;
-  }
-  // Advances to the next line with a token (skipping blank and '#' lines).
-  bool next_content_line() {
-    while (next_line()) {
-      strip_comment();
-      skip_space();
-      if (!line_.empty()) return true;
-    }
-    return false;
-  }
-  // The next whitespace-separated token on the current line ("" at its end).
-  std::string_view token() {
-    skip_space();
-    std::size_t n = 0;
-    while (n < line_.size() && !is_space(line_[n])) ++n;
-    auto t = line_.substr(0, n);
-    line_.remove_prefix(n);
-    return t;
-  }
-  bool at_line_end() {
-    skip_space();
-    return line_.empty();
-  }
-  double number(const char* what) {
-    const auto t = token();
-    if (t.empty()) fail(std::string("truncated line: expected ") + what);
-    double v = 0;
-    const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (r.ec == std::errc::result_out_of_range) fail(std::string(what) + " " + quote(t) + " is out of range");
-    if (r.ec != std::errc() || r.ptr != t.data() + t.size())
-      fail(std::string("expected ") + what + ", found " + quote(t));
-    if (!std::isfinite(v)) fail(std::string(what) + " is not finite: " + quote(t));
-    return v;
-  }
-  std::int64_t integer(std::string_view t, const char* what) {
-    if (t.empty()) fail(std::string("truncated line: expected ") + what);
-    std::int64_t v = 0;
-    const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (r.ec != std::errc() || r.ptr != t.data() + t.size())
-      fail(std::string("expected ") + what + ", found " + quote(t));
-    return v;
-  }
-  std::int64_t integer(const char* what) { return integer(token(), what); }
-
-  [[noreturn]] void fail(const std::string& what) const { fail_at(line_no_, what); }
-  [[noreturn]] void fail_at(std::size_t line, const std::string& what) const {
-    throw io_error(path_ + ":" + std::to_string(line) + ": " + what);
-  }
-  std::size_t line_number() const noexcept { return line_no_; }
-  std::size_t bytes_left() const noexcept { return data_.size() - std::min(pos_, data_.size()) + line_.size(); }
-  const std::string& path() const noexcept { return path_; }
-
- private:
-  static bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-  void skip_space() {
-    while (!line_.empty() && is_space(line_.front())) line_.remove_prefix(1);
-  }
-  void strip_comment() {
-    const auto h = line_.find('#');
-    if (h != std::string_view::npos) line_ = line_.substr(0, h);
-  }
-
-  std::string path_;
-  std::string data_;
-  std::size_t pos_ = 0;
-  std::size_t line_no_ = 0;
-  std::string_view line_;
-};
-
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw io_error(path + ": cannot open for reading");
-  in.seekg(0, std::ios::end);
-  const auto size = in.tellg();
-  if (size < 0) throw io_error(path + ": cannot determine the file size");
-  in.seekg(0);
-  std::string data(static_cast<std::size_t>(size), '\0');
-  if (!in.read(data.data(), size)) throw io_error(path + ": read error");
-  return data;
-}
-
-// Adds polygon `corners` (0-based) as a fan of triangles.
-inline void add_polygon(line_reader& r, const std::vector<std::int64_t>& corners, soup& s,
-                        std::vector<std::size_t>& lines) {
-  if (corners.size() < 3) r.fail("degenerate face: fewer than 3 vertices");
-  for (std::size_t i = 0; i < corners.size(); ++i)
-    for (std::size_t j = i + 1; j < corners.size(); ++j)
-      if (corners[i] == corners[j]) r.fail("degenerate face: vertex " + std::to_string(corners[i]) + " appears twice");
-  for (std::size_t i = 1; i + 1 < corners.size(); ++i) {
-    s.triangles.push_back({static_cast<std::uint32_t>(corners[0]), static_cast<std::uint32_t>(corners[i]),
-                           static_cast<std::uint32_t>(corners[i + 1])});
-    lines.push_back(r.line_number());
-  }
-}
 
 inline soup read_off(line_reader& r, std::vector<std::size_t>& lines) {
   soup s;
@@ -223,7 +74,7 @@ inline soup read_off(line_reader& r, std::vector<std::size_t>& lines) {
         r.fail("vertex index " + std::to_string(v) + " out of range [0, " + std::to_string(nv) + ")");
       corners.push_back(v);
     }
-    add_polygon(r, corners, s, lines);
+    add_polygon(corners, s, lines, r.line_number(), [&](const std::string& what) { r.fail(what); });
   }
   while (r.next_content_line()) {
     // Trailing content after the declared faces: tolerated only if blank.
@@ -282,7 +133,7 @@ inline soup read_obj(line_reader& r, std::vector<std::size_t>& lines) {
           r.fail("vertex index " + std::to_string(v + 1) + " out of range");
         corners.push_back(v);
       }
-      add_polygon(r, corners, s, lines);
+      add_polygon(corners, s, lines, r.line_number(), [&](const std::string& what) { r.fail(what); });
     } else if (key == "vt" || key == "vn" || key == "vp" || key == "o" || key == "g" || key == "s" || key == "l" ||
                key == "p" || key == "usemtl" || key == "mtllib") {
       continue;
@@ -300,71 +151,63 @@ inline soup read_obj(line_reader& r, std::vector<std::size_t>& lines) {
 
 }  // namespace detail
 
-// Reads an OFF or OBJ file (chosen by extension) into a triangle soup;
-// `lines` receives the source line of each triangle. Throws io_error.
-inline soup read_soup(const std::string& path, std::vector<std::size_t>* lines = nullptr) {
+// Reads an OFF, OBJ or PLY file (chosen by extension) into a triangle soup;
+// `lines` receives, per triangle, its source line, or for a binary PLY
+// body its record's byte offset. Throws io_error.
+inline soup read_soup(const std::string& path, std::vector<std::size_t>* lines = nullptr,
+                      bool* byte_offsets = nullptr) {
   const std::string ext = detail::lower_extension(path);
-  if (ext != "off" && ext != "obj") throw io_error(path + ": unsupported file type (expected .off or .obj)");
+  if (ext != "off" && ext != "obj" && ext != "ply")
+    throw io_error(path + ": unsupported file type (expected .off, .obj or .ply)");
   detail::line_reader r(path, detail::slurp(path));
   std::vector<std::size_t> own;
   std::vector<std::size_t>& l = lines != nullptr ? *lines : own;
   l.clear();
-  return ext == "off" ? detail::read_off(r, l) : detail::read_obj(r, l);
+  bool bytes = false;
+  soup s = ext == "off"   ? detail::read_off(r, l)
+           : ext == "obj" ? detail::read_obj(r, l)
+                          : detail::read_ply(r, l, bytes);
+  if (byte_offsets != nullptr) *byte_offsets = bytes;
+  return s;
 }
 
-// Reads an OFF or OBJ file into a mesh. Throws io_error "FILE:LINE: what"
-// for malformed or non-manifold input.
+// Reads an OFF, OBJ or PLY file into a mesh. Throws io_error "FILE:LINE:
+// what" (or "FILE: byte OFFSET: what" in a binary PLY body) for malformed
+// or non-manifold input.
 inline triangle_mesh read_mesh(const std::string& path) {
-  std::vector<std::size_t> lines;
-  const soup s = read_soup(path, &lines);
-  try {
-    return s.build();
-  } catch (const topology_error& e) {
-    const std::size_t line = e.face_index() < lines.size() ? lines[e.face_index()] : 0;
-    throw io_error(path + ":" + std::to_string(line) + ": " + e.what());
-  }
+  std::vector<std::size_t> at;
+  bool bytes = false;
+  const soup s = read_soup(path, &at, &bytes);
+  return detail::build_located(path, s, at, bytes);
 }
 
-// Writes the mesh as OFF or OBJ (chosen by extension), coordinates in
-// shortest round-trip form. Throws io_error.
+// Writes the mesh as OFF, OBJ or PLY (chosen by extension): OFF and OBJ
+// with coordinates in shortest round-trip form, PLY as binary
+// little-endian with double coordinates (write_ply() chooses ASCII). Every
+// format round-trips the positions exactly. Throws io_error.
 inline void write_mesh(triangle_mesh& m, const std::string& path) {
   const std::string ext = detail::lower_extension(path);
-  if (ext != "off" && ext != "obj") throw io_error(path + ": unsupported file type (expected .off or .obj)");
+  if (ext == "ply") return write_ply(m, path, ply_format::binary_little_endian);
+  if (ext != "off" && ext != "obj") throw io_error(path + ": unsupported file type (expected .off, .obj or .ply)");
   const bool off = ext == "off";
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
-  if (!f) throw io_error(path + ": cannot open for writing");
-  std::string buf;
-  buf.reserve(1 << 20);
-  auto flush = [&](bool force) {
-    if (buf.size() < (1u << 20) && !force) return;
-    if (std::fwrite(buf.data(), 1, buf.size(), f.get()) != buf.size()) throw io_error(path + ": write error");
-    buf.clear();
-  };
-  auto num = [&](auto v) {
-    char tmp[32];
-    const auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
-    buf.append(tmp, r.ptr);
-  };
+  detail::output_file out(path);
   if (off) {
-    buf += "OFF\n";
-    num(m.vertex_count()), buf += ' ', num(m.face_count()), buf += " 0\n";
+    out.text("OFF\n");
+    out.number(m.vertex_count()), out.text(" "), out.number(m.face_count()), out.text(" 0\n");
   }
-  const auto number = vertex_numbers(m);
-  m.vertices().for_each([&](vertex& v) {
-    if (!off) buf += "v ";
-    num(v.position().x), buf += ' ', num(v.position().y), buf += ' ', num(v.position().z), buf += '\n';
-    flush(false);
-  });
   const std::uint64_t base = off ? 0 : 1;
-  m.faces().for_each([&](face& fc) {
-    buf += off ? "3" : "f";
-    for (vertex* v : triangle_mesh::vertices_of(fc)) buf += ' ', num(number.at(v) + base);
-    buf += '\n';
-    flush(false);
-  });
-  flush(true);
-  if (std::fflush(f.get()) != 0) throw io_error(path + ": write error");
-  if (std::fclose(f.release()) != 0) throw io_error(path + ": write error");
+  detail::for_each_element(
+      m,
+      [&](const vec3& p) {
+        if (!off) out.text("v ");
+        out.number(p.x), out.text(" "), out.number(p.y), out.text(" "), out.number(p.z), out.text("\n");
+      },
+      [&](const std::array<std::uint32_t, 3>& t) {
+        out.text(off ? "3" : "f");
+        for (const std::uint32_t v : t) out.text(" "), out.number(v + base);
+        out.text("\n");
+      });
+  out.close();
 }
 
 }  // namespace travpool::mesh

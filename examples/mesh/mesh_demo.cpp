@@ -1,7 +1,7 @@
 // mesh_demo: the travpool halfedge mesh at work on millions of elements.
 //
-//   mesh_demo [--input FILE.off|FILE.obj] [--subdivide K] [--threads N]
-//             [--output FILE.off|FILE.obj] [--json FILE]
+//   mesh_demo [--input FILE.off|FILE.obj|FILE.ply] [--subdivide K] [--threads N]
+//             [--output FILE.off|FILE.obj|FILE.ply] [--json FILE]
 //
 // Without --input it generates an icosahedron and applies 9 Loop levels
 // (5,242,880 faces); with --input, K defaults to 0. It then runs the mesh
@@ -38,8 +38,8 @@ using namespace travpool::mesh;
 namespace {
 
 constexpr const char* usage =
-    "usage: mesh_demo [--input FILE.off|FILE.obj] [--subdivide K] [--threads N]\n"
-    "                 [--output FILE.off|FILE.obj] [--json FILE]\n"
+    "usage: mesh_demo [--input FILE.off|FILE.obj|FILE.ply] [--subdivide K] [--threads N]\n"
+    "                 [--output FILE.off|FILE.obj|FILE.ply] [--json FILE]\n"
     "  --input FILE    read a triangle mesh (default: a generated icosahedron)\n"
     "  --subdivide K   Loop subdivision levels after reading (default: 9 for the\n"
     "                  generated mesh, 0 for --input; 0 <= K <= 12)\n"
@@ -94,7 +94,7 @@ options parse(int argc, char** argv) {
   for (const std::string* f : {&o.input, &o.output}) {
     if (f->empty()) continue;
     const auto ext = travpool::mesh::detail::lower_extension(*f);
-    if (ext != "off" && ext != "obj") bad_command_line("'" + *f + "' is neither .off nor .obj");
+    if (ext != "off" && ext != "obj" && ext != "ply") bad_command_line("'" + *f + "' is not .off, .obj or .ply");
   }
   return o;
 }

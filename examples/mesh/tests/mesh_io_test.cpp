@@ -1,7 +1,6 @@
 // Tests of OFF/OBJ reading and writing: round trips, the accepted OBJ forms,
 // and one malformed-file test per error class (the message names the file
 // and the line).
-#include <unistd.h>
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -12,50 +11,17 @@
 #include "algorithms.hpp"
 #include "generate.hpp"
 #include "io.hpp"
+#include "io_test_files.hpp"
 
 using namespace travpool::mesh;
-namespace fs = std::filesystem;
-
 namespace {
 
-// A private scratch directory, removed at exit.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    path = fs::temp_directory_path() / ("travpool_mesh_io_" + std::to_string(::getpid()));
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using mesh_io_test::dir;
+using mesh_io_test::write_file;
 
-const fs::path& dir() {
-  static temp_dir d;
-  return d.path;
-}
-
-std::string write_file(const std::string& name, const std::string& content) {
-  const auto p = (dir() / name).string();
-  std::ofstream(p, std::ios::binary) << content;
-  return p;
-}
-
-// Reading `content` as `name` must fail with a message naming the file,
-// the line and containing `what`.
+// Reading `content` as `name` must fail at `line` with `what`.
 void expect_error(const std::string& name, const std::string& content, int line, const std::string& what) {
-  const auto p = write_file(name, content);
-  INFO(name);
-  try {
-    read_mesh(p);
-    FAIL("no error for " << name);
-  } catch (const io_error& e) {
-    const std::string msg = e.what();
-    INFO(msg);
-    CHECK(msg.find(p + ":" + std::to_string(line) + ":") == 0);
-    CHECK(msg.find(what) != std::string::npos);
-  }
+  mesh_io_test::expect_error_at(name, content, ":" + std::to_string(line) + ":", what);
 }
 
 }  // namespace
@@ -68,20 +34,7 @@ TEST_CASE("OFF and OBJ round trips are exact", "[mesh][io]") {
     const auto p = (dir() / (std::string("round.") + ext)).string();
     write_mesh(m, p);
     auto r = read_mesh(p);
-    r.validate();
-    CHECK(r.vertex_count() == m.vertex_count());
-    CHECK(r.edge_count() == m.edge_count());
-    CHECK(r.face_count() == m.face_count());
-    auto a = m.vertices().begin();
-    for (vertex& v : r.vertices()) REQUIRE(v.position() == (a++)->position());
-    std::vector<vec3> pa, pb;
-    std::vector<std::array<std::uint32_t, 3>> ta, tb;
-    to_triangles(m, pa, ta);
-    to_triangles(r, pb, tb);
-    // Same triangles up to rotation (a face may start at another corner).
-    for (auto* t : {&ta, &tb})
-      for (auto& x : *t) std::rotate(x.begin(), std::min_element(x.begin(), x.end()), x.end());
-    CHECK(ta == tb);
+    mesh_io_test::check_same_mesh(m, r);
   }
 }
 
@@ -178,7 +131,7 @@ TEST_CASE("malformed files: the error names file and line", "[mesh][io]") {
   }
   SECTION("unsupported or missing files") {
     CHECK_THROWS_WITH(read_mesh((dir() / "missing.off").string()), Catch::Contains("cannot open"));
-    CHECK_THROWS_WITH(read_mesh(write_file("mesh.ply", "ply\n")), Catch::Contains("unsupported file type"));
+    CHECK_THROWS_WITH(read_mesh(write_file("mesh.stl", "solid\n")), Catch::Contains("unsupported file type"));
     auto m = cube_soup().build();
     CHECK_THROWS_AS(write_mesh(m, (dir() / "no" / "such" / "dir.off").string()), io_error);
   }
