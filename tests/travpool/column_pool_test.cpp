@@ -1,0 +1,258 @@
+// The column pool: differential tests against a model (a map from handle to
+// column values) over the policy combinations, and misuse under checks.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <travpool/column_pool.hpp>
+
+namespace {
+
+using namespace travpool;
+
+template <class... Options>
+struct opts {
+  using pool = basic_column_pool<Options...>;
+};
+
+using plain = opts<>;
+using locked = opts<sync::bin_locks>;
+using serial = opts<sync::global_mutex, stats::counters>;
+using checked = opts<checks::on>;
+using locked_checked = opts<sync::bin_locks, checks::on, stats::counters>;
+
+constexpr std::uint32_t small_bins = 4096;
+// Long enough to live on the heap: a leak shows under ASan.
+const std::string long_init = "a string long enough to be allocated on the heap";
+
+struct values {
+  float x;
+  std::string name;
+};
+
+// Checks everything observable of `pool` against `model`.
+template <class Pool>
+void check_against(const Pool& pool, const std::map<std::uint32_t, values>& model, column<const float> x,
+                   column<const std::string> name, std::size_t parts) {
+  pool.validate();
+  REQUIRE(pool.size() == model.size());
+  // Iteration: exactly the live set; ascending within a bin; each bin once.
+  std::vector<std::uint32_t> seen;
+  for (std::uint32_t h : pool) seen.push_back(h);
+  REQUIRE(seen.size() == model.size());
+  std::set<std::uint32_t> bins_done;
+  for (std::size_t k = 0; k < seen.size(); ++k) {
+    REQUIRE(model.count(seen[k]) == 1);
+    REQUIRE(pool.is_live(seen[k]));
+    const std::uint32_t q = seen[k] / pool.bin_slots();
+    if (k > 0 && seen[k - 1] / pool.bin_slots() == q) {
+      REQUIRE(seen[k - 1] < seen[k]);
+    } else {
+      REQUIRE(bins_done.insert(q).second);
+    }
+  }
+  // Backwards: the same sequence reversed.
+  std::vector<std::uint32_t> back;
+  for (auto it = pool.end(); it != pool.begin();) back.push_back(*--it);
+  std::reverse(back.begin(), back.end());
+  REQUIRE(back == seen);
+  // Values.
+  for (auto& [h, v] : model) {
+    REQUIRE(x[h] == v.x);
+    REQUIRE(name[h] == v.name);
+  }
+  // Segments: maximal runs whose union is exactly the live set, in order.
+  std::vector<std::uint32_t> from_runs;
+  for (handle_run r : pool.segments()) {
+    REQUIRE(r.first < r.last);
+    REQUIRE(r.first / pool.bin_slots() == (r.last - 1) / pool.bin_slots());
+    if (r.first % pool.bin_slots() != 0) REQUIRE_FALSE(pool.is_live(r.first - 1));
+    if (r.last % pool.bin_slots() != 0) REQUIRE_FALSE(pool.is_live(r.last));
+    for (std::uint32_t h = r.first; h < r.last; ++h) from_runs.push_back(h);
+  }
+  REQUIRE(from_runs == seen);
+  // for_each: the same sequence.
+  std::vector<std::uint32_t> each;
+  pool.for_each([&](std::uint32_t h) { each.push_back(h); });
+  REQUIRE(each == seen);
+  // Partitions: the parts in order are the sequence; their segments too.
+  std::vector<std::uint32_t> joined, joined_runs;
+  std::size_t total = 0;
+  for (auto& part : pool.partition(parts)) {
+    std::size_t n = 0;
+    for (std::uint32_t h : part) joined.push_back(h), ++n;
+    REQUIRE(n == part.size());
+    total += part.size();
+    for (handle_run r : part.segments())
+      for (std::uint32_t h = r.first; h < r.last; ++h) joined_runs.push_back(h);
+  }
+  REQUIRE(total == model.size());
+  REQUIRE(joined == seen);
+  REQUIRE(joined_runs == seen);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("column pool matches a model under random operations", "[column_pool]", plain, locked, serial,
+                   checked, locked_checked) {
+  using pool_type = typename TestType::pool;
+  pool_type pool(std::uint64_t{small_bins} * 16, small_bins);
+  std::map<std::uint32_t, values> model;
+  auto x = pool.template add_column<float>("x", 1.5f);
+  auto name = pool.template add_column<std::string>("name", long_init);
+  std::mt19937 rng(42);
+  std::vector<std::uint32_t> live;
+  const int steps = 30000;
+  for (int step = 0; step < steps; ++step) {
+    const int phase = (step / 5000) % 2;  // grow, then shrink
+    const unsigned r = rng() % 100;
+    if (live.empty() || r < (phase == 0 ? 65u : 35u)) {
+      const std::uint32_t h = pool.create();
+      REQUIRE(model.count(h) == 0);
+      REQUIRE(x[h] == 1.5f);  // a reused slot shows the initial value
+      REQUIRE(name[h] == long_init);
+      const float v = static_cast<float>(step);
+      x[h] = v;
+      name[h] = long_init + std::to_string(step);
+      model[h] = {v, name[h]};
+      live.push_back(h);
+    } else {
+      const std::size_t k = rng() % live.size();
+      const std::uint32_t h = live[k];
+      live[k] = live.back();
+      live.pop_back();
+      pool.destroy(h);
+      model.erase(h);
+      REQUIRE_FALSE(pool.is_live(h));
+    }
+    if (step % 2500 == 0) check_against(pool, model, x, name, 1 + (step / 2500) % 5);
+    if (step % 7000 == 6999) {
+      // A column added and removed while elements are live.
+      auto extra = pool.template add_column<std::vector<int>>("extra", std::vector<int>(3, 7));
+      for (auto& [h, v] : model) REQUIRE(extra[h] == std::vector<int>(3, 7));
+      const std::uint32_t h = pool.create();
+      REQUIRE(extra[h].size() == 3);
+      pool.destroy(h);
+      pool.remove_column(extra);
+      REQUIRE_FALSE(pool.has_column("extra"));
+    }
+    if (step % 9000 == 8999) {
+      const std::size_t bins = pool.bin_count();
+      pool.shrink_to_fit();
+      REQUIRE(pool.bin_count() <= bins);
+      check_against(pool, model, x, name, 3);
+    }
+  }
+  check_against(pool, model, x, name, 4);
+  // compact: every live handle moves to its bin's lowest free slots.
+  const auto remap = pool.compact();
+  std::map<std::uint32_t, values> moved;
+  for (auto& [h, v] : model) moved[remap(h)] = v;
+  REQUIRE(moved.size() == model.size());
+  check_against(pool, moved, x, name, 2);
+  std::size_t runs = 0;
+  for ([[maybe_unused]] handle_run r : pool.segments()) ++runs;
+  REQUIRE(runs <= pool.bin_count());
+  // Destroy everything, give everything back.
+  for (auto& [h, v] : moved) pool.destroy(h);
+  pool.shrink_to_fit();
+  REQUIRE(pool.bin_count() == 0);
+  REQUIRE(pool.begin() == pool.end());
+  pool.validate();
+  const std::uint32_t h = pool.create();
+  REQUIRE(h < pool.bin_slots());  // the lowest index is reused
+  REQUIRE(name[h] == long_init);
+}
+
+TEMPLATE_TEST_CASE("column pool columns are found by name and type", "[column_pool]", plain, checked) {
+  using pool_type = typename TestType::pool;
+  pool_type pool(1u << 16, small_bins);
+  auto a = pool.template add_column<double>("a", 2.0);
+  const std::uint32_t h = pool.create();
+  REQUIRE(pool.template get_column<double>("a") == a);
+  REQUIRE(pool.template get_column<double>("a")[h] == 2.0);
+  REQUIRE_THROWS_AS(pool.template get_column<float>("a"), usage_error);
+  REQUIRE_THROWS_AS(pool.template get_column<double>("b"), usage_error);
+  REQUIRE_THROWS_AS(pool.template add_column<int>("a"), usage_error);
+  const pool_type& cp = pool;
+  column<const double> ca = cp.template get_column<double>("a");
+  REQUIRE(ca[h] == 2.0);
+  pool.remove_column("a");
+  REQUIRE(pool.column_count() == 0);
+  REQUIRE_THROWS_AS(pool.remove_column("a"), usage_error);
+  REQUIRE_THROWS_AS(pool.remove_column(a), usage_error);
+  auto b = pool.template add_column<int>("a", 5);  // the name is free again
+  REQUIRE(b[h] == 5);
+  REQUIRE(pool.template get_column<int>("a").data() == b.data());
+}
+
+TEMPLATE_TEST_CASE("column pool rejects stale and foreign handles", "[column_pool]", plain, locked, serial, checked,
+                   locked_checked) {
+  using pool_type = typename TestType::pool;
+  pool_type pool(std::uint64_t{small_bins} * 4, small_bins);
+  auto name = pool.template add_column<std::string>("name", long_init);
+  const std::uint32_t a = pool.create(), b = pool.create();
+  pool.destroy(a);
+  // Stale, double destroy, never issued, out of range, another bin index.
+  for (std::uint32_t bad : {a, b + 1, b + 100, std::uint32_t{small_bins} * 4, std::uint32_t{small_bins} * 2 + 1,
+                            0xffff'ffffu, 0x8000'0000u}) {
+    REQUIRE_FALSE(pool.is_live(bad));
+    REQUIRE_THROWS_AS(pool.destroy(bad), usage_error);
+    REQUIRE_THROWS_AS(pool.at(name, bad), usage_error);
+    if constexpr (std::is_same_v<typename pool_type::checks_type, checks::on>)
+      REQUIRE_THROWS_AS(pool.get(name, bad), usage_error);
+  }
+  REQUIRE(pool.size() == 1);
+  REQUIRE(pool.at(name, b) == long_init);
+  REQUIRE(pool.get(name, b) == long_init);
+  pool.validate();
+  // Exhaustion: every handle of max_slots live, then bad_alloc.
+  std::vector<std::uint32_t> all;
+  while (pool.size() < pool.max_slots()) all.push_back(pool.create());
+  REQUIRE_THROWS_AS(pool.create(), std::bad_alloc);
+  REQUIRE(pool.size() == pool.max_slots());
+  pool.validate();
+}
+
+TEST_CASE("column pool TBB ranges split by live counts and give segments", "[column_pool]") {
+  struct split {};
+  column_pool pool(std::uint64_t{small_bins} * 8, small_bins);
+  std::vector<std::uint32_t> hs;
+  for (int i = 0; i < 5 * 4096; ++i) hs.push_back(pool.create());
+  for (std::size_t i = 0; i < hs.size(); i += 3) pool.destroy(hs[i]);
+  auto r = pool.range();
+  REQUIRE(r.is_divisible());
+  decltype(r) right(r, split{});
+  REQUIRE(r.size() + right.size() == pool.size());
+  std::vector<std::uint32_t> joined, all(pool.begin(), pool.end());
+  for (auto* part : {&r, &right})
+    for (handle_run s : column_pool::segments(*part))
+      for (std::uint32_t h = s.first; h < s.last; ++h) joined.push_back(h);
+  REQUIRE(joined == all);
+}
+
+TEST_CASE("column pool stats count creates and destroys", "[column_pool]") {
+  basic_column_pool<stats::counters> pool(1u << 16, small_bins);
+  const std::uint32_t a = pool.create();
+  pool.create();
+  pool.destroy(a);
+  const pool_stats s = pool.stats();
+  REQUIRE(s.creates == 2);
+  REQUIRE(s.destroys == 1);
+  REQUIRE(s.live == 1);
+}
+
+TEST_CASE("column pool rejects bad geometry", "[column_pool]") {
+  REQUIRE_THROWS_AS(column_pool(1u << 16, 1000), std::invalid_argument);
+  REQUIRE_THROWS_AS(column_pool(1u << 16, 2048), std::invalid_argument);
+  REQUIRE_THROWS_AS(column_pool(0, 4096), std::invalid_argument);
+  REQUIRE_THROWS_AS(column_pool(std::uint64_t{1} << 32, 4096), std::invalid_argument);
+  column_pool big((std::uint64_t{1} << 32) - 4096, 4096);
+  REQUIRE(big.max_slots() == (std::uint64_t{1} << 32) - 4096);
+}
