@@ -159,12 +159,11 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   column<T> add_column(std::string name, T init = T{}) {
     if (find(name) != nullptr) throw usage_error("travpool: add_column: a column named '" + name + "' exists");
     auto c = std::make_unique<detail::typed_column<T>>(std::move(name), std::move(init), bin_slots(), max_bins_);
-    std::uint32_t done = 0;
+    for (std::uint32_t q = 0; q < max_bins_; ++q)
+      if (bins_[q].load(std::memory_order_relaxed) != nullptr && !c->commit(q)) throw std::bad_alloc();
     handle failed = null_handle;
     try {
-      for (; done < max_bins_; ++done)
-        if (bins_[done].load(std::memory_order_relaxed) != nullptr && !c->commit(done)) throw std::bad_alloc();
-      for (handle h : *this) failed = h, c->construct(h), failed = null_handle;
+      for (handle h : *this) failed = h, c->construct(h);
     } catch (...) {
       for (handle h : *this) {
         if (h == failed) break;

@@ -131,7 +131,7 @@ TEMPLATE_TEST_CASE("column pool matches a model under random operations", "[colu
       model.erase(h);
       REQUIRE_FALSE(pool.is_live(h));
     }
-    if (step % 2500 == 0) check_against(pool, model, x, name, 1 + (step / 2500) % 5);
+    if (step % 2500 == 0) check_against(pool, model, x, name, static_cast<std::size_t>(1 + (step / 2500) % 5));
     if (step % 7000 == 6999) {
       // A column added and removed while elements are live.
       auto extra = pool.template add_column<std::vector<int>>("extra", std::vector<int>(3, 7));
