@@ -158,7 +158,8 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   template <class T>
   column<T> add_column(std::string name, T init = T{}) {
     if (find(name) != nullptr) throw usage_error("travpool: add_column: a column named '" + name + "' exists");
-    auto c = std::make_unique<detail::typed_column<T>>(std::move(name), std::move(init), bin_slots(), max_bins_);
+    auto c = std::make_unique<detail::typed_column<T>>(std::move(name), std::move(init), bin_slots(), max_bins_,
+                                                       this->columns_added_++);
     for (std::uint32_t q = 0; q < max_bins_; ++q)
       if (bins_[q].load(std::memory_order_relaxed) != nullptr && !c->commit(q)) throw std::bad_alloc();
     handle failed = null_handle;

@@ -97,7 +97,8 @@ struct column_pool_parts {
   core_type core_;
   std::vector<std::unique_ptr<column_base>> columns_;
   std::vector<column_base*> destroyers_;
-  std::mutex index_mutex_;  // bin indices: assigning (new bins) and dropping
+  std::size_t columns_added_ = 0;  // staggers the columns' offsets
+  std::mutex index_mutex_;         // bin indices: assigning (new bins) and dropping
   [[no_unique_address]] mutable std::conditional_t<serialised, std::mutex, no_serial> serial_;
 };
 
