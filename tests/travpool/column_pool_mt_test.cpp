@@ -34,10 +34,13 @@ void stress(unsigned threads, std::size_t ops) {
   std::vector<mailbox> boxes(threads);
   std::vector<std::vector<std::uint32_t>> owned(threads);
   std::atomic<std::uint64_t> bad{0};  // Catch2 assertions are not thread-safe
+  std::atomic<unsigned> ready{0};     // threads start together
 
   auto worker = [&](unsigned t) {
     std::mt19937_64 rng(77 + t);
     auto& mine = owned[t];
+    ready.fetch_add(1);
+    while (ready.load() < threads) std::this_thread::yield();
     for (std::size_t op = 0; op < ops; ++op) {
       const unsigned r = static_cast<unsigned>(rng() % 100);
       if (r < 50 || mine.empty()) {
@@ -93,9 +96,9 @@ void stress(unsigned threads, std::size_t ops) {
 }  // namespace
 
 TEST_CASE("concurrent column pool: create and destroy from many threads", "[column_pool][threads]") {
-  stress<concurrent_column_pool>(4, 20000);
+  stress<concurrent_column_pool>(4, 100000);
 }
 
 TEST_CASE("column pool under one mutex: create and destroy from many threads", "[column_pool][threads]") {
-  stress<basic_column_pool<sync::global_mutex>>(4, 10000);
+  stress<basic_column_pool<sync::global_mutex>>(4, 30000);
 }
