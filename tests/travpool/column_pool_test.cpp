@@ -237,6 +237,25 @@ TEST_CASE("column pool TBB ranges split by live counts and give segments", "[col
   REQUIRE(joined == all);
 }
 
+TEMPLATE_TEST_CASE("column pool clear destroys every element and keeps the bins", "[column_pool]", plain, locked,
+                   serial) {
+  using pool_type = typename TestType::pool;
+  pool_type pool(std::uint64_t{small_bins} * 4, small_bins);
+  auto name = pool.template add_column<std::string>("name", long_init);
+  std::vector<std::uint32_t> hs;
+  for (int i = 0; i < 6000; ++i) hs.push_back(pool.create());
+  for (std::uint32_t h : hs) name[h] += "!";
+  const std::size_t bins = pool.bin_count();
+  pool.clear();
+  REQUIRE(pool.size() == 0);
+  REQUIRE(pool.bin_count() == bins);
+  REQUIRE(pool.begin() == pool.end());
+  for (std::uint32_t h : hs) REQUIRE_FALSE(pool.is_live(h));
+  pool.validate();
+  const std::uint32_t h = pool.create();
+  REQUIRE(name[h] == long_init);
+}
+
 TEST_CASE("column pool stats count creates and destroys", "[column_pool]") {
   basic_column_pool<stats::counters> pool(1u << 16, small_bins);
   const std::uint32_t a = pool.create();
