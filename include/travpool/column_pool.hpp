@@ -62,7 +62,6 @@
 #include "detail/acquire_local.hpp"
 #include "detail/bin_storage.hpp"
 #include "detail/column_pool_parts.hpp"
-#include "detail/column_storage.hpp"
 #include "detail/partition.hpp"
 #include "detail/slot_bins.hpp"
 #include "detail/stats_hooks.hpp"
@@ -72,28 +71,6 @@
 #include "usage_error.hpp"
 
 namespace travpool {
-
-// A typed key of one column: element h is (*this)[h], one load from a base
-// that never changes. Valid until its column is removed or its pool is
-// destroyed. Const-qualified T (column<const T>) gives read-only access.
-template <class T>
-class column {
- public:
-  column() = default;
-  T& operator[](std::uint32_t h) const noexcept { return data_[h]; }
-  // Returns: element 0's address; data()[h] is element h.
-  T* data() const noexcept { return data_; }
-  explicit operator bool() const noexcept { return data_ != nullptr; }
-  operator column<const T>() const noexcept requires(!std::is_const_v<T>) { return column<const T>(data_, id_); }
-  friend bool operator==(const column&, const column&) = default;
-
-  column(T* data, const void* id) noexcept : data_(data), id_(id) {}  // for the pool
-  const void* id() const noexcept { return id_; }
-
- private:
-  T* data_ = nullptr;
-  const void* id_ = nullptr;
-};
 
 // A maximal run [first, last) of live handles (segments()).
 using handle_run = detail::handle_run;
@@ -157,50 +134,34 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   // Complexity: O(size() + bins).
   template <class T>
   column<T> add_column(std::string name, T init = T{}) {
-    if (find(name) != nullptr) throw usage_error("travpool: add_column: a column named '" + name + "' exists");
-    auto c = std::make_unique<detail::typed_column<T>>(std::move(name), std::move(init), bin_slots(), max_bins_,
-                                                       this->columns_added_++);
-    for (std::uint32_t q = 0; q < max_bins_; ++q)
-      if (bins_[q].load(std::memory_order_relaxed) != nullptr && !c->commit(q)) throw std::bad_alloc();
-    handle failed = null_handle;
-    try {
-      for (handle h : *this) failed = h, c->construct(h);
-    } catch (...) {
-      for (handle h : *this) {
-        if (h == failed) break;
-        c->destroy(h);
-      }
-      throw;
-    }
-    column<T> key(c->data(), c.get());
-    this->columns_.push_back(std::move(c));
-    this->refresh_destroyers();
-    return key;
+    return this->columns_.add(
+        std::move(name), std::move(init), bin_slots(), max_bins_,
+        [this](std::uint32_t q) { return bins_[q].load(std::memory_order_relaxed) != nullptr; }, *this);
   }
 
   // Returns: the key of the column named `name`.
   // Throws: usage_error if there is none or its type is not T.
   template <class T>
   column<T> get_column(std::string_view name) {
-    return typed<T>(name);
+    return this->columns_.template get<T>(name);
   }
   template <class T>
   column<const T> get_column(std::string_view name) const {
-    return const_cast<basic_column_pool*>(this)->template typed<T>(name);
+    return this->columns_.template get<const T>(name);
   }
-  bool has_column(std::string_view name) const noexcept { return find(name) != nullptr; }
+  bool has_column(std::string_view name) const noexcept { return this->columns_.find(name) != nullptr; }
   std::size_t column_count() const noexcept { return this->columns_.size(); }
 
   // Effects: destroys the column's elements and unmaps it; keys of it
   // become invalid. Throws: usage_error if it is not a column of this pool.
   template <class T>
   void remove_column(column<T> key) {
-    remove_at(index_of(key.id()));
+    this->columns_.remove(key.id(), *this);
   }
   void remove_column(std::string_view name) {
-    const detail::column_base* c = find(name);
+    const detail::column_base* c = this->columns_.find(name);
     if (c == nullptr) throw usage_error("travpool: remove_column: no column named '" + std::string(name) + "'");
-    remove_at(index_of(c));
+    this->columns_.remove(c, *this);
   }
 
   // --- handles ---
@@ -217,11 +178,9 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
     if (t.new_bin) [[unlikely]]
       assign_index(t);
     const handle h = detail::handle_base(*t.bin) + t.index;
-    std::size_t k = 0;
     try {
-      for (; k < this->columns_.size(); ++k) this->columns_[k]->construct(h);
+      this->columns_.construct(h);
     } catch (...) {
-      while (k != 0) this->columns_[--k]->destroy(h);
       untake(t);
       throw;
     }
@@ -353,9 +312,7 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   }
   std::uint32_t chunk_of(handle h) const noexcept { return (h & (bin_slots() - 1)) + detail::first_user_chunk; }
 
-  void destroy_values(handle h) noexcept {
-    for (detail::column_base* c : this->destroyers_) c->destroy(h);
-  }
+  void destroy_values(handle h) noexcept { this->columns_.destroy(h); }
 
   // Effects: gives a new bin the lowest free index and commits its blocks.
   // Throws: std::bad_alloc (then the slot and the bin are given back).
@@ -363,11 +320,7 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
     std::lock_guard<std::mutex> g(this->index_mutex_);
     std::uint32_t q = 0;
     while (q < max_bins_ && bins_[q].load(std::memory_order_relaxed) != nullptr) ++q;
-    std::size_t k = 0;
-    if (q < max_bins_)
-      while (k < this->columns_.size() && this->columns_[k]->commit(q)) ++k;
-    if (q == max_bins_ || k < this->columns_.size()) {
-      while (k != 0) this->columns_[--k]->decommit(q);
+    if (q == max_bins_ || !this->columns_.commit(q)) {
       this->core_.untake(t);
       throw std::bad_alloc();
     }
@@ -376,7 +329,7 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   }
   // Requires: bins_[q]'s bin has no live handle.
   void drop_index(std::uint32_t q) noexcept {
-    for (auto& c : this->columns_) c->decommit(q);
+    this->columns_.decommit(q);
     bins_[q].store(nullptr, std::memory_order_release);
   }
   // Effects: core_.untake(t), dropping the bin's index first if untake is
@@ -387,31 +340,6 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
       drop_index((detail::handle_base(*t.bin) + detail::first_user_chunk) >> shift_);
     }
     this->core_.untake(t);
-  }
-
-  const detail::column_base* find(std::string_view name) const noexcept {
-    for (auto& c : this->columns_)
-      if (c->name() == name) return c.get();
-    return nullptr;
-  }
-  std::size_t index_of(const void* id) const {
-    for (std::size_t k = 0; k < this->columns_.size(); ++k)
-      if (this->columns_[k].get() == id) return k;
-    throw usage_error("travpool: remove_column: not a column of this pool");
-  }
-  template <class T>
-  column<T> typed(std::string_view name) {
-    const detail::column_base* c = find(name);
-    if (c == nullptr) throw usage_error("travpool: get_column: no column named '" + std::string(name) + "'");
-    if (c->type() != typeid(std::remove_const_t<T>))
-      throw usage_error("travpool: get_column: column '" + std::string(name) + "' has another type");
-    return column<T>(static_cast<std::remove_const_t<T>*>(c->base()), c);
-  }
-  void remove_at(std::size_t k) noexcept {
-    if (this->columns_[k]->needs_destroy())
-      for (handle h : *this) this->columns_[k]->destroy(h);
-    this->columns_.erase(this->columns_.begin() + static_cast<std::ptrdiff_t>(k));
-    this->refresh_destroyers();
   }
 
   std::uint32_t max_bins_;

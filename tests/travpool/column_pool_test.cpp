@@ -5,6 +5,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -253,6 +254,54 @@ TEMPLATE_TEST_CASE("column pool clear destroys every element and keeps the bins"
   for (std::uint32_t h : hs) REQUIRE_FALSE(pool.is_live(h));
   pool.validate();
   const std::uint32_t h = pool.create();
+  REQUIRE(name[h] == long_init);
+}
+
+namespace {
+// Copying throws once the budget is spent (moving never throws).
+struct thrower {
+  static inline int budget = 1000000;
+  std::string payload = long_init;
+  thrower() = default;
+  thrower(const thrower& o) : payload(o.payload) {
+    if (--budget < 0) throw std::runtime_error("copy refused");
+  }
+  thrower(thrower&&) noexcept = default;
+  thrower& operator=(const thrower&) = default;
+  ~thrower() = default;
+};
+}  // namespace
+
+TEMPLATE_TEST_CASE("column pool: a throwing initial value leaves the pool unchanged", "[column_pool]", plain, locked,
+                   serial) {
+  using pool_type = typename TestType::pool;
+  pool_type pool(std::uint64_t{small_bins} * 4, small_bins);
+  auto name = pool.template add_column<std::string>("name", long_init);
+  std::vector<std::uint32_t> hs;
+  for (std::uint32_t i = 0; i < small_bins; ++i) hs.push_back(pool.create());  // one full bin
+  // add_column: the 101st copy throws; the 100 made are destroyed.
+  thrower::budget = 100;
+  REQUIRE_THROWS_AS(pool.template add_column<thrower>("t", thrower{}), std::runtime_error);
+  REQUIRE(pool.column_count() == 1);
+  REQUIRE_FALSE(pool.has_column("t"));
+  thrower::budget = 1000000;
+  auto t = pool.template add_column<thrower>("t", thrower{});
+  REQUIRE(t[hs[7]].payload == long_init);
+  // create into a new bin: the copy throws, the new bin and its index go.
+  thrower::budget = 0;
+  REQUIRE_THROWS_AS(pool.create(), std::runtime_error);
+  REQUIRE(pool.size() == small_bins);
+  REQUIRE(pool.bin_count() == 1);
+  pool.validate();
+  // create into a bin with room: the copy throws, the slot goes back.
+  pool.destroy(hs[3]);
+  REQUIRE_THROWS_AS(pool.create(), std::runtime_error);
+  REQUIRE(pool.size() == small_bins - 1);
+  pool.validate();
+  thrower::budget = 1000000;
+  const std::uint32_t h = pool.create();
+  REQUIRE(h == hs[3]);
+  REQUIRE(t[h].payload == long_init);
   REQUIRE(name[h] == long_init);
 }
 

@@ -31,7 +31,7 @@ handle_remap basic_column_pool<Options...>::compact() {
     for (std::uint32_t k = 0; k < live.size(); ++k) {
       const std::uint32_t to = detail::first_user_chunk + k;
       if (live[k] == to) continue;
-      for (auto& c : this->columns_) c->relocate(base + live[k], base + to);
+      this->columns_.relocate(base + live[k], base + to);
       moves.emplace_back(base + live[k], base + to);
     }
     algo::init(*b);

@@ -3,9 +3,7 @@
 // slot_ops and the acquisition layer of its sync policy), its columns, its
 // locks; and handle_remap, what compact() returns.
 //
-//   columns_     every column, in the order added
-//   destroyers_  the columns whose T is not trivially destructible
-//                (destroy(h) visits only these)
+//   columns_     the columns (column_set.hpp)
 //   serial_      sync::global_mutex: the one mutex around create, destroy,
 //                is_live and size (the bin layer is then local_bins)
 #pragma once
@@ -24,7 +22,7 @@
 #include "acquire_concurrent.hpp"
 #include "acquire_local.hpp"
 #include "bin_storage.hpp"
-#include "column_storage.hpp"
+#include "column_set.hpp"
 #include "slot_bins.hpp"
 #include "stats_hooks.hpp"
 
@@ -78,11 +76,6 @@ struct column_pool_parts {
     else
       return no_serial{};
   }
-  void refresh_destroyers() {
-    destroyers_.clear();
-    for (auto& c : columns_)
-      if (c->needs_destroy()) destroyers_.push_back(c.get());
-  }
   pool_stats collect_stats() const {
     pool_stats s;
     bin_base::counters listed;
@@ -95,10 +88,8 @@ struct column_pool_parts {
   }
 
   core_type core_;
-  std::vector<std::unique_ptr<column_base>> columns_;
-  std::vector<column_base*> destroyers_;
-  std::size_t columns_added_ = 0;  // staggers the columns' offsets
-  std::mutex index_mutex_;         // bin indices: assigning (new bins) and dropping
+  column_set columns_;
+  std::mutex index_mutex_;  // bin indices: assigning (new bins) and dropping
   [[no_unique_address]] mutable std::conditional_t<serialised, std::mutex, no_serial> serial_;
 };
 
