@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <iterator>
 #include <random>
+#include <ranges>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -16,6 +18,10 @@
 namespace {
 
 using namespace travpool;
+
+static_assert(std::bidirectional_iterator<column_pool::iterator>);
+static_assert(std::ranges::bidirectional_range<const column_pool>);
+static_assert(std::forward_iterator<decltype(std::declval<column_pool&>().segments().begin())>);
 
 template <class... Options>
 struct opts {

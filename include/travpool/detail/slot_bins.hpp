@@ -248,8 +248,6 @@ class handle_iterator {
     return run_range(bin_, bits_ == 0 ? 0 : chunk(), last.bin_);
   }
 
-  bin_base* bin() const noexcept { return bin_; }
-
  private:
   std::uint32_t chunk() const noexcept {
     return static_cast<std::uint32_t>(word_ - slot_ops::bits(*bin_)) * 64 +
