@@ -18,8 +18,10 @@
 // Columns (detail/column_storage.hpp) are reserved for max_slots elements
 // each when added, so an element is column.data()[h] and never moves:
 //
-//   block q of every column is committed  <=>  bins_[q] != null
-//   h live                                 <=>  every column holds a constructed T at h
+//   bins_[q] != null  =>  block q of every column is committed
+//   bins_[q] == null  =>  block q's own pages are not (a page it shares with
+//                         a neighbour block may be: columns are staggered)
+//   h live            <=>  every column holds a constructed T at h
 //
 // What happens when:
 //   construction      nothing is mapped; bins_ (one pointer per possible bin)
@@ -35,8 +37,12 @@
 //   remove_column     its live elements destroyed, its range unmapped
 //   destruction       every element destroyed, bins and ranges given back
 //
-// Concurrency (sync::bin_locks, sync::global_mutex): create, destroy and
-// is_live are thread-safe. Everything else (adding, finding and removing
+// Concurrency (sync::bin_locks, sync::global_mutex): create, destroy,
+// is_live and size are thread-safe. A new bin gets its index before any
+// other thread can create in it: under bin_locks it is claimed by the
+// creating thread (other threads' scans skip it) until that thread takes
+// another bin, and under global_mutex the whole create holds the one mutex
+// (the bin layer is then local_bins). Everything else (adding, finding and removing
 // columns, iterating, partitioning, shrink_to_fit, compact, clear,
 // validate) needs a quiescent pool. Reading and writing column elements is
 // the caller's business: distinct handles are distinct memory.
