@@ -125,10 +125,29 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   }
   basic_column_pool(const basic_column_pool&) = delete;
   basic_column_pool& operator=(const basic_column_pool&) = delete;
-  // Effects: destroys every element of every column and gives back all memory.
-  ~basic_column_pool() {
-    this->core_.release_all([this](bin& b, std::uint32_t i) { destroy_values(detail::handle_base(b) + i); });
+  // Effects: takes o's handles, columns and memory: handles and column keys
+  // of o name the same elements in *this. o is left empty, with no column
+  // and no handle room (its create throws std::bad_alloc) until it is
+  // assigned to. Requires: o quiescent. O(1).
+  basic_column_pool(basic_column_pool&& o) noexcept
+      : parts(o.bin_slots()), max_bins_(std::exchange(o.max_bins_, 0)), shift_(o.shift_), bins_(std::move(o.bins_)) {
+    this->core_.steal(o.core_);
+    this->columns_ = std::exchange(o.columns_, detail::column_set{});
   }
+  // Effects: release(), then as the move constructor.
+  basic_column_pool& operator=(basic_column_pool&& o) noexcept {
+    if (this != &o) {
+      release();
+      this->core_.steal(o.core_);
+      this->columns_ = std::exchange(o.columns_, detail::column_set{});
+      bins_ = std::move(o.bins_);
+      max_bins_ = std::exchange(o.max_bins_, 0);
+      shift_ = o.shift_;
+    }
+    return *this;
+  }
+  // Effects: destroys every element of every column and gives back all memory.
+  ~basic_column_pool() { release(); }
 
   // --- columns (quiescent pool) ---
 
@@ -310,6 +329,14 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
     if (max_slots == 0 || max_slots > (std::uint64_t{1} << 32) - s)
       throw std::invalid_argument("travpool: max_slots must be in [1, 2^32 - bin_slots]");
     return static_cast<std::uint32_t>((max_slots + s - 1) / s);
+  }
+
+  // Effects: destroys every element, gives back every bin, drops every
+  // column and index.
+  void release() noexcept {
+    this->core_.release_all([this](bin& b, std::uint32_t i) { destroy_values(detail::handle_base(b) + i); });
+    this->columns_ = detail::column_set{};
+    for (std::uint32_t q = 0; q < max_bins_; ++q) bins_[q].store(nullptr, std::memory_order_relaxed);
   }
 
   bin* bin_of(handle h) const noexcept {

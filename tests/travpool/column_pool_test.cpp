@@ -2,8 +2,8 @@
 // column values) over the policy combinations, and misuse under checks.
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <iterator>
+#include <map>
 #include <random>
 #include <ranges>
 #include <set>
@@ -309,6 +309,36 @@ TEMPLATE_TEST_CASE("column pool: a throwing initial value leaves the pool unchan
   REQUIRE(h == hs[3]);
   REQUIRE(t[h].payload == long_init);
   REQUIRE(name[h] == long_init);
+}
+
+TEMPLATE_TEST_CASE("column pool moves keep handles and keys", "[column_pool]", plain, locked) {
+  using pool_type = typename TestType::pool;
+  pool_type a(std::uint64_t{small_bins} * 4, small_bins);
+  auto name = a.template add_column<std::string>("name", long_init);
+  std::vector<std::uint32_t> hs;
+  for (int i = 0; i < 5000; ++i) hs.push_back(a.create());
+  for (std::uint32_t h : hs) name[h] = std::to_string(h) + long_init;
+  pool_type b(std::move(a));
+  REQUIRE(a.size() == 0);
+  REQUIRE(a.column_count() == 0);
+  REQUIRE_FALSE(a.is_live(hs[0]));
+  REQUIRE_THROWS_AS(a.create(), std::bad_alloc);
+  REQUIRE(b.size() == hs.size());
+  for (std::uint32_t h : hs) REQUIRE(name[h] == std::to_string(h) + long_init);
+  REQUIRE(b.template get_column<std::string>("name") == name);
+  b.validate();
+  pool_type c(std::uint64_t{small_bins} * 2, small_bins);
+  c.template add_column<std::string>("other", long_init);
+  c.create();
+  c = std::move(b);
+  REQUIRE(c.size() == hs.size());
+  REQUIRE_FALSE(c.has_column("other"));
+  for (std::uint32_t h : hs) REQUIRE(name[h] == std::to_string(h) + long_init);
+  c.destroy(hs[10]);
+  c.validate();
+  a = std::move(c);  // a moved-from pool takes a pool again
+  REQUIRE(a.size() == hs.size() - 1);
+  a.validate();
 }
 
 TEST_CASE("column pool stats count creates and destroys", "[column_pool]") {
