@@ -12,7 +12,8 @@
 //
 //   capacity  = bin_slots = 2^s (s >= 12),   max_bins = max_slots / bin_slots
 //   handle    = q * bin_slots + (i - 2)      for user chunk i of bin q
-//   bins_[q]  = the bin of index q, or null;  handle_base(bins_[q]) = q * bin_slots - 2
+//   bins_[q]  = the bin of index q, or null (detail/slot_index.hpp);
+//              handle_base(bins_[q]) = q * bin_slots - 2
 //   is_live(h) <=> bins_[h >> s] != null and chunk (h & (bin_slots - 1)) + 2 is assigned
 //
 // Columns (detail/column_storage.hpp) are reserved for max_slots elements
@@ -70,6 +71,7 @@
 #include "detail/column_pool_parts.hpp"
 #include "detail/partition.hpp"
 #include "detail/slot_bins.hpp"
+#include "detail/slot_index.hpp"
 #include "detail/stats_hooks.hpp"
 #include "detail/validate.hpp"
 #include "options.hpp"
@@ -117,20 +119,14 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   // [4096, 2^24] or max_slots is 0 or above 2^32 - bin_slots.
   explicit basic_column_pool(std::uint64_t max_slots = default_max_slots,
                              std::uint32_t bin_slots = default_column_bin_slots)
-      : parts(checked_bin_slots(bin_slots)),
-        max_bins_(checked_max_bins(max_slots, bin_slots)),
-        shift_(static_cast<unsigned>(std::countr_zero(bin_slots))),
-        bins_(new std::atomic<bin*>[max_bins_]) {
-    for (std::uint32_t q = 0; q < max_bins_; ++q) bins_[q].store(nullptr, std::memory_order_relaxed);
-  }
+      : parts(bin_slots), index_(max_slots, bin_slots) {}
   basic_column_pool(const basic_column_pool&) = delete;
   basic_column_pool& operator=(const basic_column_pool&) = delete;
   // Effects: takes o's handles, columns and memory: handles and column keys
   // of o name the same elements in *this. o is left empty, with no column
   // and no handle room (its create throws std::bad_alloc) until it is
   // assigned to. Requires: o quiescent. O(1).
-  basic_column_pool(basic_column_pool&& o) noexcept
-      : parts(o.bin_slots()), max_bins_(std::exchange(o.max_bins_, 0)), shift_(o.shift_), bins_(std::move(o.bins_)) {
+  basic_column_pool(basic_column_pool&& o) noexcept : parts(o.bin_slots()), index_(std::move(o.index_)) {
     this->core_.steal(o.core_);
     this->columns_ = std::exchange(o.columns_, detail::column_set{});
   }
@@ -140,9 +136,7 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
       release();
       this->core_.steal(o.core_);
       this->columns_ = std::exchange(o.columns_, detail::column_set{});
-      bins_ = std::move(o.bins_);
-      max_bins_ = std::exchange(o.max_bins_, 0);
-      shift_ = o.shift_;
+      index_ = std::move(o.index_);
     }
     return *this;
   }
@@ -160,8 +154,8 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   template <class T>
   column<T> add_column(std::string name, T init = T{}) {
     return this->columns_.add(
-        std::move(name), std::move(init), bin_slots(), max_bins_,
-        [this](std::uint32_t q) { return bins_[q].load(std::memory_order_relaxed) != nullptr; }, *this);
+        std::move(name), std::move(init), bin_slots(), index_.max_bins(),
+        [this](std::uint32_t q) { return index_.at(q) != nullptr; }, *this);
   }
 
   // Returns: the key of the column named `name`.
@@ -218,9 +212,9 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   // Thread-safe with sync::bin_locks and sync::global_mutex.
   void destroy(handle h) {
     [[maybe_unused]] auto g = this->serialise();
-    bin* b = bin_of(h);
+    bin* b = index_.bin_of(h);
     if (b == nullptr) throw usage_error("travpool: destroy of a handle that names no bin of this pool");
-    const std::uint32_t i = chunk_of(h);
+    const std::uint32_t i = index_.chunk_of(h);
     this->core_.locked(*b, [&] {
       if (!algo::is_live(*b, i)) throw usage_error("travpool: destroy of a handle that is not live");
       destroy_values(h);
@@ -232,12 +226,12 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   // sync::bin_locks exact for handles not created or destroyed meanwhile).
   bool is_live(handle h) const noexcept {
     [[maybe_unused]] auto g = this->serialise();
-    const bin* b = bin_of(h);
+    const bin* b = index_.bin_of(h);
     if (b == nullptr) return false;
     if constexpr (bin_locked)
-      return algo::is_live_relaxed(*b, chunk_of(h));
+      return algo::is_live_relaxed(*b, index_.chunk_of(h));
     else
-      return algo::is_live(*b, chunk_of(h));
+      return algo::is_live(*b, index_.chunk_of(h));
   }
 
   // Returns: c[h]. Throws: usage_error if h is not live.
@@ -261,7 +255,7 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   std::size_t bin_count() const noexcept { return this->core_.bin_count(); }
   std::uint32_t bin_slots() const noexcept { return this->core_.capacity(); }
   // Returns: the handle bound: every handle is below max_slots().
-  std::uint64_t max_slots() const noexcept { return std::uint64_t{max_bins_} << shift_; }
+  std::uint64_t max_slots() const noexcept { return index_.max_slots(); }
   // Returns: slots in the bins held (live or not).
   std::size_t capacity() const noexcept { return bin_count() * bin_slots(); }
 
@@ -296,8 +290,8 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   // Effects: every bin without a live handle decommits its column blocks,
   // frees its index and is given back. Live handles stay valid.
   void shrink_to_fit() noexcept {
-    for (std::uint32_t q = 0; q < max_bins_; ++q) {
-      bin* b = bins_[q].load(std::memory_order_relaxed);
+    for (std::uint32_t q = 0; q < index_.max_bins(); ++q) {
+      bin* b = index_.at(q);
       if (b != nullptr && b->live_ == 0) drop_index(q);
     }
     this->core_.shrink();
@@ -320,30 +314,13 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   pool_stats stats() const requires std::is_same_v<stats_type, stats::counters> { return this->collect_stats(); }
 
  private:
-  static std::uint32_t checked_bin_slots(std::uint32_t s) {
-    if (!std::has_single_bit(s) || s < 4096 || s > (1u << 24))
-      throw std::invalid_argument("travpool: bin_slots must be a power of two in [4096, 2^24]");
-    return s;
-  }
-  static std::uint32_t checked_max_bins(std::uint64_t max_slots, std::uint32_t s) {
-    if (max_slots == 0 || max_slots > (std::uint64_t{1} << 32) - s)
-      throw std::invalid_argument("travpool: max_slots must be in [1, 2^32 - bin_slots]");
-    return static_cast<std::uint32_t>((max_slots + s - 1) / s);
-  }
-
   // Effects: destroys every element, gives back every bin, drops every
   // column and index.
   void release() noexcept {
     this->core_.release_all([this](bin& b, std::uint32_t i) { destroy_values(detail::handle_base(b) + i); });
     this->columns_ = detail::column_set{};
-    for (std::uint32_t q = 0; q < max_bins_; ++q) bins_[q].store(nullptr, std::memory_order_relaxed);
+    index_.clear_all();
   }
-
-  bin* bin_of(handle h) const noexcept {
-    const std::uint32_t q = h >> shift_;
-    return q < max_bins_ ? bins_[q].load(std::memory_order_acquire) : nullptr;
-  }
-  std::uint32_t chunk_of(handle h) const noexcept { return (h & (bin_slots() - 1)) + detail::first_user_chunk; }
 
   void destroy_values(handle h) noexcept { this->columns_.destroy(h); }
 
@@ -351,33 +328,29 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   // Throws: std::bad_alloc (then the slot and the bin are given back).
   void assign_index(const detail::taken& t) {
     std::lock_guard<std::mutex> g(this->index_mutex_);
-    std::uint32_t q = 0;
-    while (q < max_bins_ && bins_[q].load(std::memory_order_relaxed) != nullptr) ++q;
-    if (q == max_bins_ || !this->columns_.commit(q)) {
+    const std::uint32_t q = index_.lowest_free();
+    if (q == index_.max_bins() || !this->columns_.commit(q)) {
       this->core_.untake(t);
       throw std::bad_alloc();
     }
-    detail::set_handle_base(*t.bin, (q << shift_) - detail::first_user_chunk);
-    bins_[q].store(t.bin, std::memory_order_release);
+    index_.set(q, *t.bin);
   }
-  // Requires: bins_[q]'s bin has no live handle.
+  // Requires: the bin of index q has no live handle.
   void drop_index(std::uint32_t q) noexcept {
     this->columns_.decommit(q);
-    bins_[q].store(nullptr, std::memory_order_release);
+    index_.clear(q);
   }
   // Effects: core_.untake(t), dropping the bin's index first if untake is
   // about to give the bin back (a new bin that holds only t).
   void untake(const detail::taken& t) noexcept {
     if (t.new_bin && detail::load_relaxed(t.bin->live_) == 1) {
       std::lock_guard<std::mutex> g(this->index_mutex_);
-      drop_index((detail::handle_base(*t.bin) + detail::first_user_chunk) >> shift_);
+      drop_index(index_.index_of(*t.bin));
     }
     this->core_.untake(t);
   }
 
-  std::uint32_t max_bins_;
-  unsigned shift_;
-  std::unique_ptr<std::atomic<bin*>[]> bins_;  // index -> bin (null: free)
+  detail::slot_index index_;  // bin index <-> bin
 };
 
 }  // namespace TRAVPOOL_ABI_NAMESPACE

@@ -44,21 +44,8 @@ handle_remap basic_column_pool<Options...>::compact() {
 template <class... Options>
 void basic_column_pool<Options...>::validate() const {
   detail::validate_bins<ops>(this->core_, size());
-  std::size_t indexed = 0;
-  for (std::uint32_t q = 0; q < max_bins_; ++q) {
-    const bin* b = bins_[q].load(std::memory_order_relaxed);
-    if (b == nullptr) continue;
-    ++indexed;
-    if (detail::handle_base(*b) != (q << shift_) - detail::first_user_chunk)
-      throw std::logic_error("travpool::validate: bin of index " + std::to_string(q) + " has a wrong handle base");
-  }
-  std::size_t listed = 0;
-  for (const bin* b = this->core_.first(); !b->is_root(); b = b->next_, ++listed) {
-    const std::uint32_t q = (detail::handle_base(*b) + detail::first_user_chunk) >> shift_;
-    if (q >= max_bins_ || bins_[q].load(std::memory_order_relaxed) != b)
-      throw std::logic_error("travpool::validate: a listed bin is not in the index table");
-  }
-  if (listed != indexed) throw std::logic_error("travpool::validate: the index table holds bins off the list");
+  if (const char* why = index_.check(this->core_.root()))
+    throw std::logic_error(std::string("travpool::validate: ") + why);
 }
 
 }  // namespace TRAVPOOL_ABI_NAMESPACE
