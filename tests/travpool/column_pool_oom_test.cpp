@@ -1,8 +1,11 @@
-// The column pool when the kernel refuses address space: add_column throws
-// std::bad_alloc and leaves the pool unchanged, and a pool sized for fewer
-// slots (a smaller reservation) works. Run in a forked child whose address
-// space is limited with setrlimit(RLIMIT_AS) (as `ulimit -v`). Skipped under
-// ASan/TSan, which reserve terabytes of shadow address space.
+// The column pool when the kernel refuses memory, in forked children:
+// - address space (setrlimit(RLIMIT_AS), as `ulimit -v`): add_column throws
+//   std::bad_alloc and leaves the pool unchanged, and a pool sized for fewer
+//   slots (a smaller reservation) works;
+// - committed memory (setrlimit(RLIMIT_DATA), which counts what
+//   vm.overcommit_memory=2 charges): create into a new bin and add_column
+//   throw std::bad_alloc and change nothing.
+// Skipped under ASan/TSan, which reserve terabytes of shadow address space.
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -23,15 +26,81 @@
 
 namespace {
 
-std::size_t address_space_bytes() {
+// Returns: a /proc/self/status field ("VmSize:", "VmData:") in bytes, or 0.
+std::size_t status_bytes(const char* field) {
   std::FILE* f = std::fopen("/proc/self/status", "r");
   if (f == nullptr) return 0;
   char line[256];
   std::size_t kb = 0;
+  const std::size_t n = std::strlen(field);
   while (std::fgets(line, sizeof line, f) != nullptr)
-    if (std::strncmp(line, "VmSize:", 7) == 0) kb = std::strtoull(line + 7, nullptr, 10);
+    if (std::strncmp(line, field, n) == 0) kb = std::strtoull(line + n, nullptr, 10);
   std::fclose(f);
   return kb * 1024;
+}
+std::size_t address_space_bytes() { return status_bytes("VmSize:"); }
+
+struct page {
+  char bytes[4096] = {};
+};
+
+// In the child: a commit refused (RLIMIT_DATA counts writable private
+// memory, as vm.overcommit_memory=2 charges it): create into a new bin and
+// add_column throw std::bad_alloc and change nothing. Exit status: 0, or
+// the step that failed.
+[[noreturn]] void child_commit_refused() {
+  int step = 0;
+  try {
+    travpool::set_span_cache_limit(0);
+    travpool::column_pool pool(std::uint64_t{4096} * 4, 4096);
+    auto big = pool.add_column<page>("big");  // 16 MiB per bin
+    std::uint32_t last = 0;
+    for (int i = 0; i < 4096; ++i) last = pool.create();  // bin 0 full
+    big[last].bytes[7] = 1;
+    step = 1;
+    const std::size_t data = status_bytes("VmData:");
+    if (data == 0) std::_Exit(step);
+    rlimit old{};
+    ::getrlimit(RLIMIT_DATA, &old);
+    rlimit lim = old;
+    lim.rlim_cur = data + (std::size_t{8} << 20);
+    step = 2;
+    if (::setrlimit(RLIMIT_DATA, &lim) != 0) std::_Exit(step);
+    step = 3;  // the new bin's 16 MiB block is refused
+    bool refused = false;
+    try {
+      pool.create();
+    } catch (const std::bad_alloc&) {
+      refused = true;
+    }
+    if (!refused || pool.size() != 4096 || pool.bin_count() != 1) std::_Exit(step);
+    pool.validate();
+    step = 4;  // so is a new column's block for bin 0
+    refused = false;
+    try {
+      pool.add_column<page>("big2");
+    } catch (const std::bad_alloc&) {
+      refused = true;
+    }
+    if (!refused || pool.column_count() != 1 || big[last].bytes[7] != 1) std::_Exit(step);
+    step = 5;  // the limit lifted: the pool grows again
+    ::setrlimit(RLIMIT_DATA, &old);
+    const std::uint32_t h = pool.create();
+    if (pool.bin_count() != 2 || big[h].bytes[7] != 0) std::_Exit(step);
+    pool.add_column<page>("big2");
+    pool.validate();
+  } catch (...) {
+    std::_Exit(100 + step);
+  }
+  std::_Exit(0);
+}
+
+int run_in_child(void (*child)()) {
+  const pid_t pid = ::fork();
+  if (pid == 0) child();
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 200 + WTERMSIG(status);
 }
 
 // In the child. Exit status: 0, or the step that failed.
@@ -85,10 +154,13 @@ TEST_CASE("column pool: a refused reservation throws bad_alloc and changes nothi
     WARN("skipped: sanitizers reserve shadow address space, so RLIMIT_AS cannot be used");
     return;
   }
-  const pid_t pid = ::fork();
-  if (pid == 0) child_reservation_refused();
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(run_in_child(child_reservation_refused) == 0);
+}
+
+TEST_CASE("column pool: a refused commit throws bad_alloc and changes nothing", "[column_pool][oom]") {
+  if (travpool::test::under_asan || travpool::test::under_tsan) {
+    WARN("skipped: sanitizers map their own memory, so RLIMIT_DATA cannot be used");
+    return;
+  }
+  CHECK(run_in_child(child_commit_refused) == 0);
 }
