@@ -1,7 +1,8 @@
 // The column pool's sweeps against a std::vector<float> column, side by
 // side: y = 2 x + 1 over every live element, with all slots live and with
 // a random half destroyed (the vector then skips a deleted flag, as
-// PMP/OpenMesh-style meshes do before garbage collection).
+// PMP/OpenMesh-style meshes do before garbage collection); and create +
+// destroy churn against travpool::pool.
 //   range-for     for (h : pool) y[h] = 2 * x[h] + 1
 //   segments      for (s : pool.segments()) for (h = s.first; h < s.last; ++h) ...
 //   for_each      pool.for_each([&](h) { ... })
@@ -12,6 +13,7 @@
 #include <benchmark/benchmark.h>
 
 #include <travpool/column_pool.hpp>
+#include <travpool/pool.hpp>
 
 namespace {
 
@@ -91,7 +93,42 @@ void for_each(benchmark::State& st) {
   st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * f.pool.size()));
 }
 
+// Churn: 2^16 creates then 2^16 destroys in creation order, with two float
+// columns (create writes both initial values), against travpool::pool of a
+// struct of two floats.
+constexpr std::size_t churn = std::size_t{1} << 16;
+
+void churn_column_pool(benchmark::State& st) {
+  travpool::column_pool pool;
+  auto x = pool.add_column<float>("x", 0.0f);
+  auto y = pool.add_column<float>("y", 0.0f);
+  std::vector<std::uint32_t> hs(churn);
+  for (auto _ : st) {
+    for (auto& h : hs) h = pool.create();
+    benchmark::DoNotOptimize(x[hs[0]] + y[hs[0]]);
+    for (auto h : hs) pool.destroy(h);
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * churn));
+}
+
+void churn_pool(benchmark::State& st) {
+  struct xy {
+    float x, y;
+  };
+  travpool::pool<xy> pool;
+  std::vector<xy*> ps(churn);
+  for (auto _ : st) {
+    for (auto& p : ps) p = pool.create(xy{0.0f, 0.0f});
+    benchmark::DoNotOptimize(ps[0]->x + ps[0]->y);
+    for (auto* p : ps) pool.destroy(p);
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * churn));
+}
+
 }  // namespace
+
+BENCHMARK(churn_column_pool)->Unit(benchmark::kMicrosecond);
+BENCHMARK(churn_pool)->Unit(benchmark::kMicrosecond);
 
 // Argument: 0 = every slot live, 1 = a random half destroyed.
 BENCHMARK(vector_loop)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
