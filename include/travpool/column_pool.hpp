@@ -190,7 +190,8 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   // Throws: std::bad_alloc if a new bin or its column blocks are refused,
   // or all max_slots handles are live; what a column's copy constructor
   // throws. Then the pool is unchanged. Complexity: O(1 + columns).
-  // Thread-safe with sync::bin_locks and sync::global_mutex.
+  // Thread-safe with sync::bin_locks and sync::global_mutex. Columns' copy
+  // constructors and destructors must not use the pool.
   handle create() {
     [[maybe_unused]] auto g = this->serialise();
     const detail::taken t = this->core_.take();
@@ -311,7 +312,11 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   // table. Throws: std::logic_error naming the first violation.
   void validate() const;
 
-  pool_stats stats() const requires std::is_same_v<stats_type, stats::counters> { return this->collect_stats(); }
+  // Returns: the counters (stats::counters only), as basic_pool::stats().
+  pool_stats stats() const requires std::is_same_v<stats_type, stats::counters> {
+    [[maybe_unused]] auto g = this->serialise();
+    return this->collect_stats();
+  }
 
  private:
   // Effects: destroys every element, gives back every bin, drops every
