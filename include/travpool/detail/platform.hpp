@@ -9,6 +9,11 @@
 //   advise_dontneed(p, bytes)   MADV_DONTNEED: drop the pages now (they read
 //                               as zero afterwards)
 //   page_size                   4 KiB (the granule of the advice calls)
+//   reserve_range(bytes)        address space only (PROT_NONE, no commit
+//                               charge), huge pages advised
+//   commit_range(p, bytes)      make part of a reservation usable
+//   decommit_range(p, bytes)    drop its pages and make it inaccessible
+//   release_range(p, bytes)     give a reservation back
 //   membarrier_register()       membarrier(2) private expedited: register,
 //   membarrier_all()            then a full fence on every CPU running a
 //                               thread of this process
@@ -88,6 +93,39 @@ inline bool advise_free([[maybe_unused]] void* p, [[maybe_unused]] std::size_t b
 
 // Returns: whether the kernel dropped the range's pages (MADV_DONTNEED).
 inline bool advise_dontneed(void* p, std::size_t bytes) noexcept { return ::madvise(p, bytes, MADV_DONTNEED) == 0; }
+
+// Effects: reserves `bytes` of address space (a multiple of page_size),
+// inaccessible and not charged against the commit limit (PROT_NONE,
+// MAP_NORESERVE), with huge pages advised for what is committed later.
+// Throws: std::bad_alloc when the kernel refuses (RLIMIT_AS, no room).
+inline void* reserve_range(std::size_t bytes) {
+  int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+#ifdef MAP_NORESERVE
+  flags |= MAP_NORESERVE;
+#endif
+  void* p = ::mmap(nullptr, bytes, PROT_NONE, flags, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+  ::madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+// Requires: [p, p + bytes) page-aligned, inside a reserve_range.
+// Effects: makes the range readable and writable (zero pages, taken on
+// first touch). Returns: false when the kernel refuses (commit limit under
+// vm.overcommit_memory=2, out of mappings); then the range is unchanged.
+inline bool commit_range(void* p, std::size_t bytes) noexcept {
+  return ::mprotect(p, bytes, PROT_READ | PROT_WRITE) == 0;
+}
+// Requires: as commit_range. Effects: drops the range's pages (they read as
+// zero if committed again) and makes it inaccessible, which also returns
+// its commit charge.
+inline void decommit_range(void* p, std::size_t bytes) noexcept {
+  ::madvise(p, bytes, MADV_DONTNEED);
+  ::mprotect(p, bytes, PROT_NONE);
+}
+// Effects: gives a reserve_range back.
+inline void release_range(void* p, std::size_t bytes) noexcept { ::munmap(p, bytes); }
 
 // Returns: whether the process is registered for membarrier_all().
 inline bool membarrier_register() noexcept {

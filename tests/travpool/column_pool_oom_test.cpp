@@ -1,0 +1,166 @@
+// The column pool when the kernel refuses memory, in forked children:
+// - address space (setrlimit(RLIMIT_AS), as `ulimit -v`): add_column throws
+//   std::bad_alloc and leaves the pool unchanged, and a pool sized for fewer
+//   slots (a smaller reservation) works;
+// - committed memory (setrlimit(RLIMIT_DATA), which counts what
+//   vm.overcommit_memory=2 charges): create into a new bin and add_column
+//   throw std::bad_alloc and change nothing.
+// Skipped under ASan/TSan, which reserve terabytes of shadow address space.
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include <catch2/catch.hpp>
+
+#include <travpool/column_pool.hpp>
+#include <travpool/memory.hpp>
+
+#include "pool_types.hpp"
+
+namespace {
+
+// Returns: a /proc/self/status field ("VmSize:", "VmData:") in bytes, or 0.
+std::size_t status_bytes(const char* field) {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  std::size_t kb = 0;
+  const std::size_t n = std::strlen(field);
+  while (std::fgets(line, sizeof line, f) != nullptr)
+    if (std::strncmp(line, field, n) == 0) kb = std::strtoull(line + n, nullptr, 10);
+  std::fclose(f);
+  return kb * 1024;
+}
+std::size_t address_space_bytes() { return status_bytes("VmSize:"); }
+
+struct page {
+  char bytes[4096] = {};
+};
+
+// In the child: a commit refused (RLIMIT_DATA counts writable private
+// memory, as vm.overcommit_memory=2 charges it): create into a new bin and
+// add_column throw std::bad_alloc and change nothing. Exit status: 0, or
+// the step that failed.
+[[noreturn]] void child_commit_refused() {
+  int step = 0;
+  try {
+    travpool::set_span_cache_limit(0);
+    travpool::column_pool pool(std::uint64_t{4096} * 4, 4096);
+    auto big = pool.add_column<page>("big");  // 16 MiB per bin
+    std::uint32_t last = 0;
+    for (int i = 0; i < 4096; ++i) last = pool.create();  // bin 0 full
+    big[last].bytes[7] = 1;
+    step = 1;
+    const std::size_t data = status_bytes("VmData:");
+    if (data == 0) std::_Exit(step);
+    rlimit old{};
+    ::getrlimit(RLIMIT_DATA, &old);
+    rlimit lim = old;
+    lim.rlim_cur = data + (std::size_t{8} << 20);
+    step = 2;
+    if (::setrlimit(RLIMIT_DATA, &lim) != 0) std::_Exit(step);
+    step = 3;  // the new bin's 16 MiB block is refused
+    bool refused = false;
+    try {
+      pool.create();
+    } catch (const std::bad_alloc&) {
+      refused = true;
+    }
+    if (!refused || pool.size() != 4096 || pool.bin_count() != 1) std::_Exit(step);
+    pool.validate();
+    step = 4;  // so is a new column's block for bin 0
+    refused = false;
+    try {
+      pool.add_column<page>("big2");
+    } catch (const std::bad_alloc&) {
+      refused = true;
+    }
+    if (!refused || pool.column_count() != 1 || big[last].bytes[7] != 1) std::_Exit(step);
+    step = 5;  // the limit lifted: the pool grows again
+    ::setrlimit(RLIMIT_DATA, &old);
+    const std::uint32_t h = pool.create();
+    if (pool.bin_count() != 2 || big[h].bytes[7] != 0) std::_Exit(step);
+    pool.add_column<page>("big2");
+    pool.validate();
+  } catch (...) {
+    std::_Exit(100 + step);
+  }
+  std::_Exit(0);
+}
+
+int run_in_child(void (*child)()) {
+  const pid_t pid = ::fork();
+  if (pid == 0) child();
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 200 + WTERMSIG(status);
+}
+
+// In the child. Exit status: 0, or the step that failed.
+[[noreturn]] void child_reservation_refused() {
+  int step = 0;
+  try {
+    travpool::set_span_cache_limit(0);
+    travpool::column_pool big;                  // default: 2^28 slots
+    auto x = big.add_column<float>("x", 0.5f);  // 1 GiB reserved before the limit
+    const std::uint32_t h = big.create();
+    step = 1;
+    const std::size_t now = address_space_bytes();
+    if (now == 0) std::_Exit(step);
+    rlimit lim{};
+    ::getrlimit(RLIMIT_AS, &lim);
+    lim.rlim_cur = now + (std::size_t{256} << 20);
+    step = 2;
+    if (::setrlimit(RLIMIT_AS, &lim) != 0) std::_Exit(step);
+    step = 3;  // a 2 GiB reservation is refused: bad_alloc, pool unchanged
+    bool refused = false;
+    try {
+      big.add_column<double>("y", 1.0);
+    } catch (const std::bad_alloc&) {
+      refused = true;
+    }
+    if (!refused || big.column_count() != 1 || big.has_column("y") || big.size() != 1) std::_Exit(step);
+    big.validate();
+    step = 4;  // the pool still works
+    const std::uint32_t g = big.create();
+    if (x[g] != 0.5f || x[h] != 0.5f) std::_Exit(step);
+    big.destroy(g);
+    step = 5;  // the documented fallback: a pool for fewer slots
+    travpool::column_pool small(std::uint64_t{1} << 20);
+    auto y = small.add_column<double>("y", 1.0);
+    auto z = small.add_column<double>("z", 2.0);
+    for (int i = 0; i < 100'000; ++i) {
+      const std::uint32_t k = small.create();
+      if (y[k] != 1.0 || z[k] != 2.0) std::_Exit(step);
+    }
+    small.validate();
+  } catch (...) {
+    std::_Exit(100 + step);
+  }
+  std::_Exit(0);
+}
+
+}  // namespace
+
+TEST_CASE("column pool: a refused reservation throws bad_alloc and changes nothing", "[column_pool][oom]") {
+  if (travpool::test::under_asan || travpool::test::under_tsan) {
+    WARN("skipped: sanitizers reserve shadow address space, so RLIMIT_AS cannot be used");
+    return;
+  }
+  CHECK(run_in_child(child_reservation_refused) == 0);
+}
+
+TEST_CASE("column pool: a refused commit throws bad_alloc and changes nothing", "[column_pool][oom]") {
+  if (travpool::test::under_asan || travpool::test::under_tsan) {
+    WARN("skipped: sanitizers map their own memory, so RLIMIT_DATA cannot be used");
+    return;
+  }
+  CHECK(run_in_child(child_commit_refused) == 0);
+}

@@ -1,0 +1,400 @@
+// The column pool: differential tests against a model (a map from handle to
+// column values) over the policy combinations, and misuse under checks.
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <random>
+#include <ranges>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <travpool/column_pool.hpp>
+
+namespace {
+
+using namespace travpool;
+
+static_assert(std::bidirectional_iterator<column_pool::iterator>);
+static_assert(std::ranges::bidirectional_range<const column_pool>);
+static_assert(std::forward_iterator<decltype(std::declval<column_pool&>().segments().begin())>);
+
+template <class... Options>
+struct opts {
+  using pool = basic_column_pool<Options...>;
+};
+
+using plain = opts<>;
+using locked = opts<sync::bin_locks>;
+using serial = opts<sync::global_mutex, stats::counters>;
+using checked = opts<checks::on>;
+using locked_checked = opts<sync::bin_locks, checks::on, stats::counters>;
+
+constexpr std::uint32_t small_bins = 4096;
+// Long enough to live on the heap: a leak shows under ASan.
+const std::string long_init = "a string long enough to be allocated on the heap";
+
+struct values {
+  float x;
+  std::string name;
+};
+
+// What a pool shows: its sequences, collected by observe().
+struct observed {
+  std::size_t size = 0;
+  std::uint32_t bin_slots = 0;
+  std::vector<std::uint32_t> seen, back, each;
+  std::vector<handle_run> runs;
+  struct part {
+    std::vector<std::uint32_t> handles;
+    std::vector<handle_run> runs;
+    std::size_t size;
+  };
+  std::vector<part> parts;
+  std::function<bool(std::uint32_t)> is_live;
+};
+
+// Checks everything observed against `model` (not a template: the
+// assertions are compiled once for every policy).
+void verify(const observed& o, const std::map<std::uint32_t, values>& model, column<const float> x,
+            column<const std::string> name) {
+  REQUIRE(o.size == model.size());
+  // Iteration: exactly the live set; ascending within a bin; each bin once.
+  REQUIRE(o.seen.size() == model.size());
+  std::set<std::uint32_t> bins_done;
+  bool in_model = true, live = true, ascending = true, bins_once = true;
+  for (std::size_t k = 0; k < o.seen.size(); ++k) {
+    in_model = in_model && model.count(o.seen[k]) == 1;
+    live = live && o.is_live(o.seen[k]);
+    const std::uint32_t q = o.seen[k] / o.bin_slots;
+    if (k > 0 && o.seen[k - 1] / o.bin_slots == q)
+      ascending = ascending && o.seen[k - 1] < o.seen[k];
+    else
+      bins_once = bins_once && bins_done.insert(q).second;
+  }
+  REQUIRE(in_model);
+  REQUIRE(live);
+  REQUIRE(ascending);
+  REQUIRE(bins_once);
+  // Backwards: the same sequence reversed.
+  REQUIRE(o.back == o.seen);
+  // Values.
+  bool values_equal = true;
+  for (auto& [h, v] : model) values_equal = values_equal && x[h] == v.x && name[h] == v.name;
+  REQUIRE(values_equal);
+  // Segments: maximal runs within one bin whose union is exactly the live
+  // set, in order.
+  auto flatten = [](const std::vector<handle_run>& runs) {
+    std::vector<std::uint32_t> hs;
+    for (handle_run r : runs)
+      for (std::uint32_t h = r.first; h < r.last; ++h) hs.push_back(h);
+    return hs;
+  };
+  bool runs_ok = true;
+  for (handle_run r : o.runs) {
+    runs_ok = runs_ok && r.first < r.last && r.first / o.bin_slots == (r.last - 1) / o.bin_slots;
+    if (r.first % o.bin_slots != 0) runs_ok = runs_ok && !o.is_live(r.first - 1);
+    if (r.last % o.bin_slots != 0) runs_ok = runs_ok && !o.is_live(r.last);
+  }
+  REQUIRE(runs_ok);
+  REQUIRE(flatten(o.runs) == o.seen);
+  // for_each: the same sequence.
+  REQUIRE(o.each == o.seen);
+  // Partitions: the parts in order are the sequence; their segments too.
+  std::vector<std::uint32_t> joined, joined_runs;
+  std::size_t total = 0;
+  for (auto& part : o.parts) {
+    REQUIRE(part.handles.size() == part.size);
+    total += part.size;
+    joined.insert(joined.end(), part.handles.begin(), part.handles.end());
+    const auto hs = flatten(part.runs);
+    joined_runs.insert(joined_runs.end(), hs.begin(), hs.end());
+  }
+  REQUIRE(total == model.size());
+  REQUIRE(joined == o.seen);
+  REQUIRE(joined_runs == o.seen);
+}
+
+template <class Pool>
+void check_against(const Pool& pool, const std::map<std::uint32_t, values>& model, column<const float> x,
+                   column<const std::string> name, std::size_t parts) {
+  pool.validate();
+  observed o;
+  o.size = pool.size();
+  o.bin_slots = pool.bin_slots();
+  o.seen.assign(pool.begin(), pool.end());
+  for (auto it = pool.end(); it != pool.begin();) o.back.push_back(*--it);
+  std::reverse(o.back.begin(), o.back.end());
+  for (handle_run r : pool.segments()) o.runs.push_back(r);
+  pool.for_each([&](std::uint32_t h) { o.each.push_back(h); });
+  for (auto& part : pool.partition(parts)) {
+    observed::part p{{part.begin(), part.end()}, {}, part.size()};
+    for (handle_run r : part.segments()) p.runs.push_back(r);
+    o.parts.push_back(std::move(p));
+  }
+  o.is_live = [&pool](std::uint32_t h) { return pool.is_live(h); };
+  verify(o, model, x, name);
+}
+
+}  // namespace
+
+// (checks::on alone changes only get(): the misuse test covers it.)
+TEMPLATE_TEST_CASE("column pool matches a model under random operations", "[column_pool]", plain, locked, serial,
+                   locked_checked) {
+  using pool_type = typename TestType::pool;
+  pool_type pool(std::uint64_t{small_bins} * 16, small_bins);
+  std::map<std::uint32_t, values> model;
+  auto x = pool.template add_column<float>("x", 1.5f);
+  auto name = pool.template add_column<std::string>("name", long_init);
+  std::mt19937 rng(42);
+  std::vector<std::uint32_t> live;
+  const int steps = 30000;
+  for (int step = 0; step < steps; ++step) {
+    const int phase = (step / 5000) % 2;  // grow, then shrink
+    const unsigned r = rng() % 100;
+    if (live.empty() || r < (phase == 0 ? 65u : 35u)) {
+      const std::uint32_t h = pool.create();
+      REQUIRE(model.count(h) == 0);
+      REQUIRE(x[h] == 1.5f);  // a reused slot shows the initial value
+      REQUIRE(name[h] == long_init);
+      const float v = static_cast<float>(step);
+      x[h] = v;
+      name[h] = long_init + std::to_string(step);
+      model[h] = {v, name[h]};
+      live.push_back(h);
+    } else {
+      const std::size_t k = rng() % live.size();
+      const std::uint32_t h = live[k];
+      live[k] = live.back();
+      live.pop_back();
+      pool.destroy(h);
+      model.erase(h);
+      REQUIRE_FALSE(pool.is_live(h));
+    }
+    if (step % 2500 == 0) check_against(pool, model, x, name, static_cast<std::size_t>(1 + (step / 2500) % 5));
+    if (step % 7000 == 6999) {
+      // A column added and removed while elements are live.
+      auto extra = pool.template add_column<std::vector<int>>("extra", std::vector<int>(3, 7));
+      for (auto& [h, v] : model) REQUIRE(extra[h] == std::vector<int>(3, 7));
+      const std::uint32_t h = pool.create();
+      REQUIRE(extra[h].size() == 3);
+      pool.destroy(h);
+      pool.remove_column(extra);
+      REQUIRE_FALSE(pool.has_column("extra"));
+    }
+    if (step % 9000 == 8999) {
+      const std::size_t bins = pool.bin_count();
+      pool.shrink_to_fit();
+      REQUIRE(pool.bin_count() <= bins);
+      check_against(pool, model, x, name, 3);
+    }
+  }
+  check_against(pool, model, x, name, 4);
+  // compact: every live handle moves to its bin's lowest free slots.
+  const auto remap = pool.compact();
+  std::map<std::uint32_t, values> moved;
+  for (auto& [h, v] : model) moved[remap(h)] = v;
+  REQUIRE(moved.size() == model.size());
+  check_against(pool, moved, x, name, 2);
+  std::size_t runs = 0;
+  for ([[maybe_unused]] handle_run r : pool.segments()) ++runs;
+  REQUIRE(runs <= pool.bin_count());
+  // Destroy everything, give everything back.
+  for (auto& [h, v] : moved) pool.destroy(h);
+  pool.shrink_to_fit();
+  REQUIRE(pool.bin_count() == 0);
+  REQUIRE(pool.begin() == pool.end());
+  pool.validate();
+  const std::uint32_t h = pool.create();
+  REQUIRE(h < pool.bin_slots());  // the lowest index is reused
+  REQUIRE(name[h] == long_init);
+}
+
+TEMPLATE_TEST_CASE("column pool columns are found by name and type", "[column_pool]", plain, checked) {
+  using pool_type = typename TestType::pool;
+  pool_type pool(1u << 16, small_bins);
+  auto a = pool.template add_column<double>("a", 2.0);
+  const std::uint32_t h = pool.create();
+  REQUIRE(pool.template get_column<double>("a") == a);
+  REQUIRE(pool.template get_column<double>("a")[h] == 2.0);
+  REQUIRE_THROWS_AS(pool.template get_column<float>("a"), usage_error);
+  REQUIRE_THROWS_AS(pool.template get_column<double>("b"), usage_error);
+  REQUIRE_THROWS_AS(pool.template add_column<int>("a"), usage_error);
+  const pool_type& cp = pool;
+  column<const double> ca = cp.template get_column<double>("a");
+  REQUIRE(ca[h] == 2.0);
+  pool.remove_column("a");
+  REQUIRE(pool.column_count() == 0);
+  REQUIRE_THROWS_AS(pool.remove_column("a"), usage_error);
+  REQUIRE_THROWS_AS(pool.remove_column(a), usage_error);
+  auto b = pool.template add_column<int>("a", 5);  // the name is free again
+  REQUIRE(b[h] == 5);
+  REQUIRE(pool.template get_column<int>("a").data() == b.data());
+}
+
+TEMPLATE_TEST_CASE("column pool rejects stale and foreign handles", "[column_pool]", plain, locked, serial, checked,
+                   locked_checked) {
+  using pool_type = typename TestType::pool;
+  pool_type pool(std::uint64_t{small_bins} * 4, small_bins);
+  auto name = pool.template add_column<std::string>("name", long_init);
+  const std::uint32_t a = pool.create(), b = pool.create();
+  pool.destroy(a);
+  // Stale, double destroy, never issued, out of range, another bin index.
+  for (std::uint32_t bad : {a, b + 1, b + 100, std::uint32_t{small_bins} * 4, std::uint32_t{small_bins} * 2 + 1,
+                            0xffff'ffffu, 0x8000'0000u}) {
+    REQUIRE_FALSE(pool.is_live(bad));
+    REQUIRE_THROWS_AS(pool.destroy(bad), usage_error);
+    REQUIRE_THROWS_AS(pool.at(name, bad), usage_error);
+    if constexpr (std::is_same_v<typename pool_type::checks_type, checks::on>)
+      REQUIRE_THROWS_AS(pool.get(name, bad), usage_error);
+  }
+  REQUIRE(pool.size() == 1);
+  REQUIRE(pool.at(name, b) == long_init);
+  REQUIRE(pool.get(name, b) == long_init);
+  pool.validate();
+  // Exhaustion: every handle of max_slots live, then bad_alloc.
+  std::vector<std::uint32_t> all;
+  while (pool.size() < pool.max_slots()) all.push_back(pool.create());
+  REQUIRE_THROWS_AS(pool.create(), std::bad_alloc);
+  REQUIRE(pool.size() == pool.max_slots());
+  pool.validate();
+}
+
+TEST_CASE("column pool TBB ranges split by live counts and give segments", "[column_pool]") {
+  struct split {};
+  column_pool pool(std::uint64_t{small_bins} * 8, small_bins);
+  std::vector<std::uint32_t> hs;
+  for (int i = 0; i < 5 * 4096; ++i) hs.push_back(pool.create());
+  for (std::size_t i = 0; i < hs.size(); i += 3) pool.destroy(hs[i]);
+  auto r = pool.range();
+  REQUIRE(r.is_divisible());
+  decltype(r) right(r, split{});
+  REQUIRE(r.size() + right.size() == pool.size());
+  std::vector<std::uint32_t> joined, all(pool.begin(), pool.end());
+  for (auto* part : {&r, &right})
+    for (handle_run s : column_pool::segments(*part))
+      for (std::uint32_t h = s.first; h < s.last; ++h) joined.push_back(h);
+  REQUIRE(joined == all);
+}
+
+TEMPLATE_TEST_CASE("column pool clear destroys every element and keeps the bins", "[column_pool]", plain, locked,
+                   serial) {
+  using pool_type = typename TestType::pool;
+  pool_type pool(std::uint64_t{small_bins} * 4, small_bins);
+  auto name = pool.template add_column<std::string>("name", long_init);
+  std::vector<std::uint32_t> hs;
+  for (int i = 0; i < 6000; ++i) hs.push_back(pool.create());
+  for (std::uint32_t h : hs) name[h] += "!";
+  const std::size_t bins = pool.bin_count();
+  pool.clear();
+  REQUIRE(pool.size() == 0);
+  REQUIRE(pool.bin_count() == bins);
+  REQUIRE(pool.begin() == pool.end());
+  for (std::uint32_t h : hs) REQUIRE_FALSE(pool.is_live(h));
+  pool.validate();
+  const std::uint32_t h = pool.create();
+  REQUIRE(name[h] == long_init);
+}
+
+namespace {
+// Copying throws once the budget is spent (moving never throws).
+struct thrower {
+  static inline int budget = 1000000;
+  std::string payload = long_init;
+  thrower() = default;
+  thrower(const thrower& o) : payload(o.payload) {
+    if (--budget < 0) throw std::runtime_error("copy refused");
+  }
+  thrower(thrower&&) noexcept = default;
+  thrower& operator=(const thrower&) = default;
+  ~thrower() = default;
+};
+}  // namespace
+
+TEMPLATE_TEST_CASE("column pool: a throwing initial value leaves the pool unchanged", "[column_pool]", plain, locked,
+                   serial) {
+  using pool_type = typename TestType::pool;
+  pool_type pool(std::uint64_t{small_bins} * 4, small_bins);
+  auto name = pool.template add_column<std::string>("name", long_init);
+  std::vector<std::uint32_t> hs;
+  for (std::uint32_t i = 0; i < small_bins; ++i) hs.push_back(pool.create());  // one full bin
+  // add_column: the 101st copy throws; the 100 made are destroyed.
+  thrower::budget = 100;
+  REQUIRE_THROWS_AS(pool.template add_column<thrower>("t", thrower{}), std::runtime_error);
+  REQUIRE(pool.column_count() == 1);
+  REQUIRE_FALSE(pool.has_column("t"));
+  thrower::budget = 1000000;
+  auto t = pool.template add_column<thrower>("t", thrower{});
+  REQUIRE(t[hs[7]].payload == long_init);
+  // create into a new bin: the copy throws, the new bin and its index go.
+  thrower::budget = 0;
+  REQUIRE_THROWS_AS(pool.create(), std::runtime_error);
+  REQUIRE(pool.size() == small_bins);
+  REQUIRE(pool.bin_count() == 1);
+  pool.validate();
+  // create into a bin with room: the copy throws, the slot goes back.
+  pool.destroy(hs[3]);
+  REQUIRE_THROWS_AS(pool.create(), std::runtime_error);
+  REQUIRE(pool.size() == small_bins - 1);
+  pool.validate();
+  thrower::budget = 1000000;
+  const std::uint32_t h = pool.create();
+  REQUIRE(h == hs[3]);
+  REQUIRE(t[h].payload == long_init);
+  REQUIRE(name[h] == long_init);
+}
+
+TEMPLATE_TEST_CASE("column pool moves keep handles and keys", "[column_pool]", plain, locked) {
+  using pool_type = typename TestType::pool;
+  pool_type a(std::uint64_t{small_bins} * 4, small_bins);
+  auto name = a.template add_column<std::string>("name", long_init);
+  std::vector<std::uint32_t> hs;
+  for (int i = 0; i < 5000; ++i) hs.push_back(a.create());
+  for (std::uint32_t h : hs) name[h] = std::to_string(h) + long_init;
+  pool_type b(std::move(a));
+  REQUIRE(a.size() == 0);
+  REQUIRE(a.column_count() == 0);
+  REQUIRE_FALSE(a.is_live(hs[0]));
+  REQUIRE_THROWS_AS(a.create(), std::bad_alloc);
+  REQUIRE(b.size() == hs.size());
+  for (std::uint32_t h : hs) REQUIRE(name[h] == std::to_string(h) + long_init);
+  REQUIRE(b.template get_column<std::string>("name") == name);
+  b.validate();
+  pool_type c(std::uint64_t{small_bins} * 2, small_bins);
+  c.template add_column<std::string>("other", long_init);
+  c.create();
+  c = std::move(b);
+  REQUIRE(c.size() == hs.size());
+  REQUIRE_FALSE(c.has_column("other"));
+  for (std::uint32_t h : hs) REQUIRE(name[h] == std::to_string(h) + long_init);
+  c.destroy(hs[10]);
+  c.validate();
+  a = std::move(c);  // a moved-from pool takes a pool again
+  REQUIRE(a.size() == hs.size() - 1);
+  a.validate();
+}
+
+TEST_CASE("column pool stats count creates and destroys", "[column_pool]") {
+  basic_column_pool<stats::counters> pool(1u << 16, small_bins);
+  const std::uint32_t a = pool.create();
+  pool.create();
+  pool.destroy(a);
+  const pool_stats s = pool.stats();
+  REQUIRE(s.creates == 2);
+  REQUIRE(s.destroys == 1);
+  REQUIRE(s.live == 1);
+}
+
+TEST_CASE("column pool rejects bad geometry", "[column_pool]") {
+  REQUIRE_THROWS_AS(column_pool(1u << 16, 1000), std::invalid_argument);
+  REQUIRE_THROWS_AS(column_pool(1u << 16, 2048), std::invalid_argument);
+  REQUIRE_THROWS_AS(column_pool(0, 4096), std::invalid_argument);
+  REQUIRE_THROWS_AS(column_pool(std::uint64_t{1} << 32, 4096), std::invalid_argument);
+  column_pool big((std::uint64_t{1} << 32) - 4096, 4096);
+  REQUIRE(big.max_slots() == (std::uint64_t{1} << 32) - 4096);
+}
