@@ -277,7 +277,7 @@ class basic_pool
     // freed chunk's next link is the next assigned chunk (V3 for the head of
     // the free list).
     const std::uint32_t next = ops::link_next(b, i);
-    return next != b.last() ? iterator(&b, next) : iterator::at_bin(b.next_);
+    return next != b.last() ? iterator(&b, next) : iterator::first_from(b.next_);
   }
 
   // Effects: destroys every element, in iteration order; keeps the bins

@@ -104,9 +104,17 @@ class pool_iterator {
     return t;
   }
 
-  // Returns: an iterator at the first element of the first non-empty bin
-  // from `b` on (end if none). Used by ranges over whole bins.
-  static pool_iterator at_bin(bin_base* b) noexcept { return first_from(b); }
+  // Returns: the first element of the first non-empty bin from `b` on, or
+  // end (begin(), erase, ranges over whole bins). (Static and by value, as
+  // the other steps, so that a loop's iterator never has its address taken
+  // and stays in registers.)
+  [[gnu::noinline]] static pool_iterator first_from(bin_base* b) noexcept {
+    while (!b->is_root() && b->live_ == 0) b = b->next_;
+    pool_iterator it;
+    it.bin_ = b;
+    if (!b->is_root()) it.cur_ = traits::cursor_at(*b, traits::first_assigned(*b));
+    return it;
+  }
   // Returns: the end iterator of the pool whose bin list root is `root`.
   static pool_iterator at_end(bin_base* root) noexcept {
     pool_iterator it;
@@ -190,16 +198,6 @@ class pool_iterator {
     return false;
   }
 
-  // Returns: the first element of the first non-empty bin from `b` on, or
-  // end. (Static and by value, as the other steps, so that a loop's
-  // iterator never has its address taken and stays in registers.)
-  [[gnu::noinline]] static pool_iterator first_from(bin_base* b) noexcept {
-    while (!b->is_root() && b->live_ == 0) b = b->next_;
-    pool_iterator it;
-    it.bin_ = b;
-    if (!b->is_root()) it.cur_ = traits::cursor_at(*b, traits::first_assigned(*b));
-    return it;
-  }
   // Returns: the last element of the last non-empty bin from `b` back, or end.
   [[gnu::noinline]] static pool_iterator last_from(bin_base* b) noexcept {
     while (!b->is_root() && b->live_ == 0) b = b->prev_;

@@ -45,7 +45,7 @@ class pool_traversal {
 
   // Iteration visits live elements in address order within a bin and in
   // bin-list order across bins. Not thread-safe against create or destroy.
-  iterator begin() noexcept { return iterator::at_bin(root()->next_); }
+  iterator begin() noexcept { return iterator::first_from(root()->next_); }
   iterator end() noexcept { return iterator::at_end(root()); }
   const_iterator begin() const noexcept { return const_cast<pool_traversal*>(this)->begin(); }
   const_iterator end() const noexcept { return const_cast<pool_traversal*>(this)->end(); }

@@ -35,21 +35,10 @@ class span_cache {
 
   // Returns: the process's cache (never destroyed, so pools with static
   // storage duration may use it during exit).
-  // Fork-safe: the mutex is taken before a fork() and released after it in
-  // the parent and reinitialised in the child (at_fork), so a child forked
-  // while another thread held it can still use pools.
+  // Fork-safe: a child forked while another thread held the cache's mutex
+  // can still use pools (platform.hpp: fork_safe_instance).
   static span_cache& instance() noexcept {
-    alignas(span_cache) static unsigned char storage[sizeof(span_cache)];
-    static span_cache* const cache = [] {
-      auto* c = ::new (storage) span_cache();
-      // The handlers reach the object through `storage`, not instance(): a
-      // fork() may run them while this initialisation holds instance()'s guard.
-      at_fork([] { std::launder(reinterpret_cast<span_cache*>(storage))->mutex_.lock(); },
-              [] { std::launder(reinterpret_cast<span_cache*>(storage))->mutex_.unlock(); },
-              [] { ::new (&std::launder(reinterpret_cast<span_cache*>(storage))->mutex_) std::mutex(); });
-      return c;
-    }();
-    return *cache;
+    return fork_safe_instance<&span_cache::mutex_>([](void* at) { return ::new (at) span_cache(); });
   }
 
   // Returns: a cached span of `span` bytes (the one cached last), or
