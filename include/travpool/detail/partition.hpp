@@ -1,5 +1,10 @@
 // travpool/detail/partition.hpp: splitting a pool's bin list into balanced
 // ranges (the paper's section 5) from per-bin live counts alone.
+//
+// With n = size(), k ranges R_0..R_{k-1} of whole bins, cut where the
+// running live count is closest to r * n / k:
+//   R_0 + ... + R_{k-1} = every live element, once, in traversal order
+//   |R_r| <= n / k + (the most live elements of one bin)
 #pragma once
 
 #include <algorithm>

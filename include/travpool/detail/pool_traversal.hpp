@@ -3,6 +3,9 @@
 // TBB ranges, segments and for_each, all from the pool's bin list root.
 // Empty (basic_pool gets it by the empty base optimisation); reaches the
 // pool's bins through Pool::core_.
+//   end() = (root, null cursor);  begin() = first element of the first
+//   bin with live_ > 0 from root->next_ on, or end()
+//   distance(begin(), end()) = size()   (quiescent pool)
 //
 // Iteration order (the contract of basic_pool)
 // --------------------------------------------

@@ -1,6 +1,18 @@
 // travpool/detail/span_cache.hpp: where bin spans come from. A pool's
 // span_source maps naturally aligned spans in batches; the process-wide
 // span_cache keeps the spans pools give back for the next pool.
+//
+// DESIGN NOTE
+// ===========
+// A bin's span is taken from, in this order: the span cache (a span of the
+// same size that a pool gave back), the pool's span_source (the rest of
+// its last batch), a new batch from the OS. It goes back to the cache if it
+// fits, else on top of its source if it was the last one handed out, else
+// to the OS. Invariants (under the cache's mutex; span_source: per pool):
+//   bytes() = sum of the cached spans' sizes <= limit(),  count <= max_spans
+//   every cached span is mapped, span-aligned, MADV_FREE'd, in no pool
+//   span_source: [next_, end_) is mapped, never handed out, untouched;
+//                end_ - next_ <= batch_ * span_,  batch_ <= max_batch
 #pragma once
 
 #include <algorithm>
