@@ -1,5 +1,5 @@
 #!/bin/sh
-# Fetches the real meshes of the mesh comparison (issue 6) once: Debian's
+# Fetches the real meshes of the mesh comparison (docs/mesh.md) once: Debian's
 # libcgal-demo package holds data.tar.gz with CGAL's sample meshes.
 #   scripts/fetch_meshes.sh [CACHE_DIR]     (default: data/ at the repo root)
 # Leaves CACHE_DIR/meshes/{armadillo,bunny00,refined_elephant}.off.

@@ -5,11 +5,28 @@
 //   for (Vertex& w : vs) ...            // live elements only, gaps jumped in O(1)
 //   vs.destroy(v);                      // O(1), misuse throws usage_error
 //
-// Layers (docs/design.md): basic_pool owns T's lifetime, iteration and the
-// public contracts. Below it, one bin acquisition layer per sync policy
-// (detail/acquire_local.hpp, detail/acquire_concurrent.hpp) hands out
-// chunks, over the bin storage layer (detail/bin_storage.hpp), over the bin
-// algorithms (detail/bin_algorithms.hpp) and a layout (detail/layouts.hpp).
+// DESIGN NOTE
+// ===========
+// Layers (docs/design.md): basic_pool owns T's lifetime (create, destroy,
+// erase, clear, the destructor) and states the public contracts. Below it,
+// one bin acquisition layer per sync policy (detail/acquire_local.hpp,
+// detail/acquire_concurrent.hpp; chosen in detail/pool_options.hpp) hands
+// out chunks, over the bin storage layer (detail/bin_storage.hpp), over the
+// bin algorithms (detail/bin_algorithms.hpp) and a layout
+// (detail/layouts.hpp). The rest of the element layer is in empty CRTP
+// bases, each reaching the pool through its public members and core_:
+//   detail/pool_traversal.hpp   iterators, partitions, ranges, segments,
+//                               for_each, and the iteration order
+//   detail/pool_sequence.hpp    insert, assign, ==
+//   detail/pool_container.hpp   size and capacity, memory, reserve,
+//                               shrink_to_fit, erase(first, last), splice,
+//                               swap, erase_if, the copy behind copy/assign
+//   detail/pool_lookup.hpp      contains, get_iterator, pointer -> chunk
+//   detail/pool_diagnostics.hpp stats, report_leaks, validate
+// so sizeof(basic_pool) = sizeof(core_), and
+//   element e live in the pool  <=>  its chunk is assigned in one of the
+//                                    pool's bins (detail/bin.hpp: S)
+//   size() = sum over the pool's bins b of b.live_
 //
 // Invalidation rules
 // ------------------
@@ -25,53 +42,30 @@
 // * splice(other) invalidates no pointer or iterator to an element: they
 //   now belong to *this. other's end() stays valid (and other is empty).
 //
-// Iteration order
-// ---------------
-// Always: bin-list order across bins, address order within a bin; bins
-// are appended to the list when added (create, reserve) or spliced in.
-// Guaranteed: in a pool with sync::none or sync::global_mutex, as long as
-// no element has been destroyed (by destroy, erase or erase_if) since the
-// pool was constructed or last cleared (clear, assign), and nothing was
-// spliced into it, iteration order is creation order. A create whose
-// constructor threw does not count as a destroy. Why: create takes the
-// first free chunk of the first bin with room; without a destroy every bin
-// before that one is full, and its free list hands out fresh chunks in
-// ascending address order. So a copy, and a pool built from a range,
-// iterate in the order of their source.
-// Not guaranteed once an element is destroyed: a freed chunk is reused
-// last in, first out, and a bin that gets room again is filled first, so
-// later elements may appear anywhere. splice appends other's bins, so its
-// elements come after this pool's but later creates may go anywhere.
-// sync::bin_locks: threads fill different bins, so no creation order holds.
+// Iteration order: detail/pool_traversal.hpp (creation order while
+// nothing was destroyed, with sync::none and sync::global_mutex).
 #pragma once
 
-#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <initializer_list>
 #include <iterator>
 #include <memory>
 #include <new>
-#include <ranges>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "config.hpp"
-#include "detail/acquire_concurrent.hpp"
-#include "detail/acquire_local.hpp"
-#include "detail/bin_storage.hpp"
-#include "detail/layouts.hpp"
 #include "detail/partition.hpp"
+#include "detail/pool_container.hpp"
+#include "detail/pool_diagnostics.hpp"
 #include "detail/pool_iterator.hpp"
+#include "detail/pool_lookup.hpp"
+#include "detail/pool_options.hpp"
 #include "detail/pool_sequence.hpp"
 #include "detail/pool_traversal.hpp"
-#include "detail/stats_hooks.hpp"
-#include "detail/validate.hpp"
 #include "memory.hpp"
 #include "options.hpp"
 #include "parallel.hpp"
@@ -80,33 +74,7 @@
 
 namespace travpool {
 
-// Chunks per bin that fill one 2 MiB span: 86,918 for a 24-byte T in the
-// compact layout, 65,528 in the interleaved one (the paper's "about 64,000").
-template <class T, class Layout = layout::compact>
-inline constexpr std::uint32_t default_bin_capacity =
-    detail::layout_traits<detail::layout_ops_t<Layout, T>>::default_capacity();
-
 inline namespace TRAVPOOL_ABI_NAMESPACE {
-
-// The checks policy of pools that name none (config.hpp: TRAVPOOL_CHECKS).
-#if TRAVPOOL_CHECKS
-using default_checks = checks::on;
-#else
-using default_checks = checks::off;
-#endif
-
-// The options of basic_pool<T, Options...>, resolved (defaults filled in).
-template <class T, class... Options>
-struct pool_options {
-  static_assert(detail::check_options<Options...>());
-  using layout_type = detail::select_option_t<detail::layout_category, layout::compact, Options...>;
-  using sync_type = detail::select_option_t<detail::sync_category, sync::none, Options...>;
-  using stats_type = detail::select_option_t<detail::stats_category, stats::none, Options...>;
-  using checks_type = detail::select_option_t<detail::checks_category, default_checks, Options...>;
-  // Deferred: T may be incomplete where basic_pool<T> is instantiated.
-  using ops = detail::layout_ops_for<layout_type, T>;
-  static constexpr bool checked = std::is_same_v<checks_type, checks::on>;
-};
 
 // A pool of T in bins of fixed-size chunks, traversable in O(live + bins).
 //
@@ -122,7 +90,12 @@ template <class T, class... Options>
 class basic_pool
     : public detail::pool_traversal<basic_pool<T, Options...>, T, typename pool_options<T, Options...>::ops,
                                     pool_options<T, Options...>::checked>,
-      public detail::pool_sequence<basic_pool<T, Options...>, T> {
+      public detail::pool_sequence<basic_pool<T, Options...>, T>,
+      public detail::pool_container<basic_pool<T, Options...>, T, typename pool_options<T, Options...>::ops,
+                                    pool_options<T, Options...>::checked>,
+      public detail::pool_diagnostics<basic_pool<T, Options...>, T, typename pool_options<T, Options...>::ops,
+                                      typename pool_options<T, Options...>::stats_type>,
+      public detail::pool_lookup<basic_pool<T, Options...>, T, pool_options<T, Options...>> {
   // These hold for incomplete types too; what needs T complete (its size,
   // its destructor) is checked in the members that use it (check_complete_type),
   // so that basic_pool<T> is a complete type while T is not yet (a struct
@@ -139,16 +112,13 @@ class basic_pool
   using checks_type = typename pool_options<T, Options...>::checks_type;
 
  private:
-  using ops = typename pool_options<T, Options...>::ops;
+  using options = pool_options<T, Options...>;
+  using ops = typename options::ops;
   using bin = detail::bin_base;
-  static constexpr bool checked = pool_options<T, Options...>::checked;
-  static constexpr bool bin_locked = std::is_same_v<sync_type, sync::bin_locks>;
-  using storage = detail::bin_storage<ops, typename detail::stats_hooks<stats_type>::type, bin_locked>;
-  using local = detail::local_bins<storage>;
-  // The bin acquisition layer of the sync policy.
-  using core_type = std::conditional_t<
-      bin_locked, detail::concurrent_bins<storage, checked>,
-      std::conditional_t<std::is_same_v<sync_type, sync::global_mutex>, detail::mutex_bins<local>, local>>;
+  static constexpr bool checked = options::checked;
+  static constexpr bool bin_locked = options::bin_locked;
+  using storage = typename options::storage;
+  using core_type = typename options::core_type;  // the bin acquisition layer
 
  public:
   using value_type = T;
@@ -166,6 +136,11 @@ class basic_pool
   using sequence::insert;
   using typename traversal::const_iterator;
   using typename traversal::iterator;
+  using container = detail::pool_container<basic_pool, T, ops, checked>;
+  using container::bin_capacity;
+  using container::erase;
+  using diagnostics = detail::pool_diagnostics<basic_pool, T, ops, stats_type>;
+  using lookup = detail::pool_lookup<basic_pool, T, options>;
 
   // Bytes between consecutive chunks.
   static constexpr std::size_t chunk_stride = ops::stride;
@@ -198,7 +173,7 @@ class basic_pool
   // Complexity: O(o.size() + o.bin_count()).
   basic_pool(const basic_pool& o) requires std::copy_constructible<T>
       : basic_pool(travpool::bin_capacity{o.bin_capacity()}) {
-    copy_from(o);
+    this->copy_from(o);
   }
   // Effects: replaces the elements of *this by copies of o's, in o's
   // iteration order. *this keeps its own bin capacity (a constructor
@@ -286,7 +261,7 @@ class basic_pool
           return i != 0;
         }))
       return;
-    throw_misuse("destroy", locate_error(b, p));
+    detail::throw_misuse("destroy", locate_error(b, p));
   }
 
   // Effects: destroys the element at `it`. Returns: the iterator to the
@@ -302,117 +277,7 @@ class basic_pool
     // freed chunk's next link is the next assigned chunk (V3 for the head of
     // the free list).
     const std::uint32_t next = ops::link_next(b, i);
-    return next != b.last() ? iterator(&b, next) : iterator::at_bin(b.next_);
-  }
-
-  // Effects: erases the elements of [first, last) in iteration order, each
-  // as erase(it) does, so a ~T may destroy other elements, in the range or
-  // not. If a ~T destroys *last itself, erasing stops at the first element
-  // live after last's position.
-  // Returns: the iterator after the erased range: last, or in that case the
-  // element where erasing stopped.
-  // Requires: [first, last) is a range of this pool's iterators. Not for
-  // concurrent use.
-  // Throws (checks::on only): usage_error if last is not reachable from
-  // first (last before first, an iterator of another pool, a destroyed or
-  // end first) or the range is another pool's; the pool is then unchanged.
-  // That check walks from first to last before anything is erased.
-  // Invalidates: pointers and iterators to the erased elements.
-  // Complexity: O(distance(first, last) + bins crossed); with checks, that
-  // once more for the walk (up to O(size + bins) when last is before first).
-  iterator erase(const_iterator first, const_iterator last) noexcept(!checked) {
-    if constexpr (checked) {
-      if (first != last && first.bin_ != nullptr && !first.bin_->is_root() && first.bin_->owner_ != core_.id())
-        throw_misuse("erase", "the range belongs to another pool");
-      const const_iterator e = std::as_const(*this).end();
-      for (const_iterator it = first; it != last; ++it)
-        if (it == e) throw_misuse("erase", "last is not reachable from first (before it, or of another pool)");
-    }
-    while (first != last) {
-      const bin* from = first.bin_;
-      first = erase(first);
-      if (passed(from, first, last)) break;  // a ~T destroyed *last
-    }
-    return mutable_iterator(first);
-  }
-
-  // Effects: moves every bin of other, in its list order, to the end of
-  // this pool's bin list. No element is moved, copied or destroyed: every
-  // pointer and iterator to other's elements stays valid and now belongs
-  // to *this (contains, get_iterator, destroy and erase through *this
-  // accept them; through other they fail as for any foreign pointer).
-  // other is left empty with no bins, keeps its bin capacity, and takes a
-  // new identity; its end() stays valid. Iteration visits this pool's
-  // elements, then other's, each in their previous order.
-  // stats::counters: the bins' counters move with them (they count as
-  // allocated here and as released in other).
-  // sync::bin_locks: not thread-safe: both pools must be quiescent (no
-  // other thread creates or destroys in either, or sweeps them); the
-  // threads' claims of other's bins are released, and what they remember
-  // of other is forgotten. other's retired bins stay with other.
-  // Throws: std::invalid_argument if the bin capacities differ; usage_error
-  // (checks::on) if &other == this; without checks splicing a pool into
-  // itself is a no-op. In both cases nothing changes.
-  // Complexity: O(other.bin_count() x bin_span() / 64 KiB): each bin's
-  // directory entries are rewritten.
-  void splice(basic_pool& other) {
-    if (&other == this) {
-      if constexpr (checked) throw_misuse("splice", "a pool cannot be spliced into itself");
-      return;
-    }
-    if (other.bin_capacity() != bin_capacity())
-      throw std::invalid_argument("travpool::splice: the pools' bin capacities differ");
-    core_.splice(other.core_);
-  }
-  void splice(basic_pool&& other) { splice(other); }
-
-  // Returns: true iff p points at a live element of this pool. Safe for any
-  // pointer value. With sync::bin_locks it takes no lock (so it never
-  // revokes another thread's biased bin): exact for an element whose create
-  // or destroy happens before the call, either answer for one that another
-  // thread creates or destroys meanwhile. Complexity: O(1).
-  bool contains(const T* p) const noexcept { return find_live(p).first != nullptr; }
-
-  // Returns: an iterator to *p, or end() if p is not a live element of this
-  // pool. Complexity: O(1).
-  iterator get_iterator(const T* p) noexcept {
-    const auto [b, i] = find_live(p);
-    return b != nullptr ? iterator(b, i) : end();
-  }
-  const_iterator get_iterator(const T* p) const noexcept { return const_cast<basic_pool*>(this)->get_iterator(p); }
-
-  // Returns: the number of live elements. Complexity: O(1); O(bins) with
-  // sync::bin_locks, where it sums the bins' counts without their locks
-  // (under the shared list lock; it never revokes a bin's bias): exact while
-  // no other thread creates or destroys, otherwise the sum of each bin's
-  // count at some moment during the call.
-  size_type size() const noexcept { return core_.size(); }
-  bool empty() const noexcept { return size() == 0; }
-  // Returns: the most elements a pool can hold: the chunks that fit the
-  // bin directory's 48-bit address range.
-  static constexpr size_type max_size() noexcept {
-    return (size_type{1} << detail::bin_directory::address_bits) / chunk_stride;
-  }
-  // Returns: the chunks of all bins held, live or free.
-  size_type capacity() const noexcept { return bin_count() * bin_capacity(); }
-  size_type bin_count() const noexcept { return core_.bin_count(); }
-  std::uint32_t bin_capacity() const noexcept { return core_.capacity(); }
-  // Returns: the bytes of address space one bin takes (a power of two).
-  size_type bin_span() const noexcept { return core_.span(); }
-
-  // Returns: the bytes this pool holds: sizeof(*this), plus bin_span() for
-  // each bin it holds (the bins on its list, and with sync::bin_locks the
-  // retired bins shrink_to_fit keeps mapped), plus the bin directory's
-  // slots that map those bins (16 B per 64 KiB of span; the directory's
-  // leaves are shared by all pools and not counted otherwise). A bin's
-  // span is counted whole although only its touched pages are resident.
-  // Not counted: address space the pool's span source mapped ahead of need
-  // and has not handed out (never touched), and the process's span cache.
-  // Thread-safe with sync::bin_locks. Complexity: O(1); O(retired bins)
-  // with sync::bin_locks.
-  size_type memory() const noexcept {
-    const size_type bins = bin_count() + core_.retired_count();
-    return sizeof(*this) + bins * (bin_span() + detail::bin_directory::slot_bytes(bin_span()));
+    return next != b.last() ? iterator(&b, next) : iterator::first_from(b.next_);
   }
 
   // Effects: destroys every element, in iteration order; keeps the bins
@@ -424,59 +289,6 @@ class basic_pool
   // Complexity: O(size + bins).
   void clear() noexcept { core_.clear(payload_destroyer()); }
 
-  // Effects: ensures capacity() >= n by adding bins.
-  // Throws: std::bad_alloc; bins added before the failure stay.
-  void reserve(size_type n) { core_.reserve(n); }
-
-  // Effects: gives back every bin without a live element.
-  // sync::none, sync::global_mutex: the bin goes to the process's span cache
-  // (travpool/memory.hpp) while it has room, else it is unmapped. Cached
-  // pages are MADV_FREE'd: they stay in the process's RSS until the kernel
-  // needs memory, another pool reuses them, or trim_span_cache() unmaps them.
-  // sync::bin_locks: its chunk pages are returned (madvise) but its address
-  // range stays reserved until the pool is destroyed or a new bin reuses it,
-  // because other threads may still remember it.
-  // Invalidates: nothing (no element moves). Complexity: O(bins).
-  void shrink_to_fit() noexcept { core_.shrink(); }
-
-  // Returns: the counters, summed over bins (stats::counters only).
-  // Thread-safe with sync::bin_locks, without the bins' locks (each bin's
-  // counters are read with relaxed loads, as size() reads live counts).
-  // O(bins).
-  pool_stats stats() const requires std::is_same_v<stats_type, stats::counters> {
-    pool_stats s;
-    bin::counters listed;
-    core_.for_each_bin_unlocked([&](const bin& b) {
-      listed += detail::load_counters(b);
-      s.live += detail::load_relaxed(b.live_);
-    });
-    core_.stats_hooks().merge(s, listed, core_type::exact_size);
-    return s;
-  }
-
-  // Effects: writes how many elements are live, in how many bins, and the
-  // addresses of the first few, to os (llheap-style leak report).
-  // Returns: the number of live elements. Requires a quiescent pool.
-  template <class Ostream>
-  std::size_t report_leaks(Ostream& os) const {
-    std::string text;
-    const std::size_t live = detail::describe_leaks<ops>(core_, sizeof(T), text);
-    os << text;
-    return live;
-  }
-
-  // Effects: checks every invariant of the design note in detail/bin.hpp,
-  // over every bin. Throws: std::logic_error naming the bin and chunk of the
-  // first violation. Requires a quiescent pool. Complexity: O(capacity + bins).
-  void validate() const { detail::validate_bins<ops>(core_, size()); }
-
-  void swap(basic_pool& o) noexcept {
-    basic_pool t(std::move(o));
-    o = std::move(*this);
-    *this = std::move(t);
-  }
-  friend void swap(basic_pool& a, basic_pool& b) noexcept { a.swap(b); }
-
  private:
   friend struct detail::test_access;
 
@@ -485,7 +297,13 @@ class basic_pool
     static_assert(sizeof(T) > 0, "travpool: T must be a complete type where the pool is used");
     static_assert(std::is_nothrow_destructible_v<T>, "travpool: T's destructor must not throw");
   }
-  friend traversal;  // reaches core_.root()
+  friend traversal;  // reach core_
+  friend container;
+  friend diagnostics;
+  friend lookup;
+  using lookup::find_live;  // (and test_access)
+  using lookup::live_index;
+  using lookup::locate_error;
 
   // T(args...), or T{args...} for an aggregate without such a constructor
   // (compilers without C++20's parenthesised aggregate initialisation).
@@ -502,41 +320,6 @@ class basic_pool
       return ::new (where) T(std::forward<A>(args)...);
     else
       return ::new (where) T{std::forward<A>(args)...};
-  }
-
-  // Returns: the chunk index of the live element p in b, or 0 if p is not
-  // one. Requires: b == core_.find(p), inside core_.locked(b, ...).
-  static std::uint32_t live_index(const bin& b, const T* p) noexcept {
-    const std::uint32_t i = storage::chunk_index(b, p);  // 0, or a user chunk: no need for is_live's lower bound
-    return i != 0 && !b.retired_ && i < b.fresh_ && !ops::is_free(b, i) ? i : 0;
-  }
-
-  // Kept out of line, so the fast paths that may throw stay small.
-  [[noreturn, gnu::cold, gnu::noinline]] static void throw_misuse(const char* op, const char* why) {
-    throw usage_error(std::string("travpool::") + op + ": " + why);
-  }
-
-  // Returns: why p is not a live element of this pool.
-  static const char* locate_error(const bin* b, const T* p) noexcept {
-    if (b == nullptr) return "pointer does not belong to this pool";
-    if (storage::chunk_index(*b, p) == 0)
-      return "pointer does not point at an element of this pool (interior or pseudo chunk)";
-    return "element is not live (already destroyed, or never created)";
-  }
-
-  std::pair<bin*, std::uint32_t> find_live(const T* p) const noexcept {
-    bin* b = core_.find(p);
-    if (b == nullptr) return {nullptr, 0};
-    std::uint32_t i;
-    if constexpr (bin_locked) {
-      // No lock: the bin's words that say whether a chunk is live are written
-      // with relaxed stores; a retired bin stays mapped (reads as free).
-      i = storage::chunk_index(*b, p);
-      if (i != 0 && (detail::load_relaxed(b->retired_) || !storage::algo::is_live_relaxed(*b, i))) i = 0;
-    } else {
-      i = const_cast<core_type&>(core_).locked(*b, [&] { return live_index(*b, p); });
-    }
-    return {i != 0 ? b : nullptr, i};
   }
 
   // Requires: chunk i of b is live (inside core_.locked(b, ...) or
@@ -557,48 +340,8 @@ class basic_pool
 
   void release_all() noexcept { core_.release_all(payload_destroyer()); }
 
-  // Returns: whether `it`, just stepped forward from bin `from` by an
-  // erase, lies beyond the position of `last` (whose element was then
-  // destroyed meanwhile). O(1) within a bin, else O(bins crossed).
-  static bool passed(const bin* from, const const_iterator& it, const const_iterator& last) noexcept {
-    if (it.bin_ == last.bin_) return std::less<>{}(last.cur_.ptr, it.cur_.ptr);
-    for (const bin* b = from; b != it.bin_; b = b->next_)
-      if (b == last.bin_) return true;
-    return false;
-  }
-
-  static iterator mutable_iterator(const_iterator c) noexcept {
-    iterator it;
-    it.bin_ = c.bin_;
-    it.cur_ = c.cur_;
-    return it;
-  }
-
-  // Requires: *this is empty with o's bin capacity or its own.
-  void copy_from(const basic_pool& o) {
-    reserve(o.size());
-    for (const T& e : o) create(e);
-  }
-
   core_type core_;
 };
-
-// Effects: erases every element e of p with pred(e), in iteration order
-// (std::erase_if for standard containers; also found by argument-dependent
-// lookup). Returns: the number erased. Not for concurrent use.
-template <class T, class... Options, class Pred>
-std::size_t erase_if(basic_pool<T, Options...>& p, Pred pred) {
-  std::size_t erased = 0;
-  for (auto it = p.begin(); it != p.end();) {
-    if (pred(std::as_const(*it))) {
-      it = p.erase(it);
-      ++erased;
-    } else {
-      ++it;
-    }
-  }
-  return erased;
-}
 
 // A single-threaded pool with the default (compact) layout.
 template <class T>

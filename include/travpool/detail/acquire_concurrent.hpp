@@ -1,13 +1,13 @@
 // travpool/detail/acquire_concurrent.hpp: bin acquisition for
 // sync::bin_locks (the paper's section 4), with the interface described in
-// acquire_local.hpp.
+// acquire_local.hpp: the claim and biased-lock protocol of take, untake,
+// locked and free_chunk. The bin list, its locks, the retired list and the
+// list-wide operations are in the base, concurrent_bin_list
+// (concurrent_list.hpp); what an exiting thread gives back is in
+// thread_claims.hpp.
 //
-// Locks: a readers-writers lock on the bin list (readers: scans; writer:
-// adding, retiring or reusing a bin), a lock per bin (bin_lock.hpp, biased
-// to the bin's claimant), and the storage's span mutex. Order: list, then
-// bin, then spans. T is constructed and destroyed under a bin's lock or
-// biased section only, never under the list lock.
-//
+// DESIGN NOTE
+// ===========
 // Claims. Each thread remembers one bin per pool (remembered_for) and
 // claims it: b->claim_ = the thread's number. Other threads' scans skip a
 // claimed bin without touching its lock, so threads fill different bins,
@@ -18,44 +18,43 @@
 // A thread leaves its bin when the bin is full (its claim is released, so
 // others may use the bin again once something is destroyed in it), when
 // another pool evicts the bin from its remembered-bin slot, and when it
-// exits (thread_claims below): a partly filled bin is then scanned into by
+// exits (thread_claims.hpp): a partly filled bin is then scanned into by
 // the next thread instead of staying claimed by a thread that is gone.
 //
-// Retired bins. shrink() cannot unmap an empty bin: other threads may still
-// remember it and read its header. It unlinks the bin, returns its chunk
-// pages (advise_dontneed) and keeps the header mapped on the retired list
-// (linked by avail_next_), where the next new bin comes from:
-//   b retired  =>  b off the bin list, b->retired_, b->claim_ = 0, no bias
 #pragma once
 
-#include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
-#include <new>
 #include <shared_mutex>
-#include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "acquire_local.hpp"
 #include "bin.hpp"
 #include "bin_lock.hpp"
-#include "platform.hpp"
+#include "concurrent_list.hpp"
 #include "thread_claims.hpp"
 
 namespace travpool::detail {
 
 template <class Storage, bool Checked>
-class concurrent_bins : public Storage {
+class concurrent_bins : public concurrent_bin_list<Storage, Checked> {
   using bin = bin_base;
+  using bin_list = concurrent_bin_list<Storage, Checked>;
   using algo = typename Storage::algo;
-  using traits = typename Storage::traits;
+  // What the protocol uses of the list layer.
+  using bin_list::begin_change;
+  using bin_list::end_change;
+  using bin_list::enroll;
+  using bin_list::enrolled_;
+  using bin_list::list_mutex_;
+  using bin_list::release_claim;
+  using bin_list::retire_bin;
+  using bin_list::reuse_retired;
 
  public:
   static constexpr bool exact_size = false;  // size() sums the bins
-  using Storage::Storage;
+  using bin_list::bin_list;
 
   // Complexity: no locked instruction when the remembered bin has room and
   // is biased to this thread; else its lock; else a scan under the shared
@@ -129,124 +128,11 @@ class concurrent_bins : public Storage {
   // Complexity: O(bins), under the shared list lock.
   std::size_t size() const noexcept {
     std::size_t n = 0;
-    for_each_bin_unlocked([&n](const bin& b) { n += load_relaxed(b.live_); });
+    this->for_each_bin_unlocked([&n](const bin& b) { n += load_relaxed(b.live_); });
     return n;
-  }
-
-  void reserve(std::size_t n) {
-    std::unique_lock list(list_mutex_);
-    while (this->bin_count() * this->capacity() < n) add_bin();
-  }
-
-  // Effects: retires every bin without a live element.
-  void shrink() noexcept {
-    std::unique_lock list(list_mutex_);
-    for (bin* b = this->first(); !b->is_root();) {
-      bin* next = b->next_;
-      std::lock_guard<bin_lock> g(b->lock_);
-      if (b->live_ == 0) retire_bin(b);
-      b = next;
-    }
-  }
-
-  // Effects: destroys every element (destructors must not use the pool)
-  // and resets every bin to empty.
-  template <class F>
-  void clear(F destroy_payload) noexcept {
-    std::unique_lock list(list_mutex_);
-    for (bin* b = this->first(); !b->is_root(); b = b->next_) {
-      std::lock_guard<bin_lock> g(b->lock_);
-      begin_change(*b);
-      destroy_all(*b, destroy_payload);
-      this->stats_hooks().on_clear(*b);
-      algo::init(*b);
-      end_change(*b);
-    }
-  }
-
-  template <class F>
-  void release_all(F destroy_payload) noexcept {
-    // Before anything is unmapped: exiting threads stop looking at our bins.
-    if (enrolled_.exchange(false, std::memory_order_relaxed)) claim_registry::instance().withdraw(this->id());
-    Storage::release_all([&](bin& b) { destroy_all(b, destroy_payload); });
-    while (retired_ != nullptr) this->unmap_bin(std::exchange(retired_, retired_->avail_next_));
-  }
-
-  // Effects: f(b) for every bin, under the shared list lock only: f reads
-  // what others may be writing with load_relaxed (live_, counters_).
-  template <class F>
-  void for_each_bin_unlocked(F&& f) const {
-    std::shared_lock list(list_mutex_);
-    for (const bin* b = this->first(); !b->is_root(); b = b->next_) f(*b);
-  }
-
-  template <class F>
-  void for_each_bin_locked(F&& f) const {
-    std::shared_lock list(list_mutex_);
-    for (bin* b = this->first(); !b->is_root(); b = b->next_) {
-      std::lock_guard<bin_lock> g(b->lock_);
-      f(*b);
-    }
-  }
-
-  void steal(concurrent_bins& o) noexcept {
-    Storage::steal(o);  // o's id comes along, and with it its enrolment
-    retired_ = std::exchange(o.retired_, nullptr);
-    enrolled_.store(o.enrolled_.exchange(false, std::memory_order_relaxed), std::memory_order_relaxed);
-  }
-
-  // Requires: &o != this, equal capacities, both pools quiescent (no other
-  // thread uses either; not called from T's constructor or destructor).
-  // Effects: releases the claims (and biases) of o's bins, under the list
-  // locks of both and each bin's lock, then Storage::splice: o takes a new
-  // identity, so the bins other threads remember for o are forgotten, and
-  // scans of this pool may use every spliced bin with room. o keeps its
-  // retired bins. This pool's own claims and remembered bins stay valid.
-  void splice(concurrent_bins& o) noexcept {
-    // o's id is about to be replaced: exiting threads must stop looking at
-    // bins under it before the bins move (and this pool may unmap them).
-    if (o.enrolled_.exchange(false, std::memory_order_relaxed)) claim_registry::instance().withdraw(o.id());
-    std::scoped_lock lists(list_mutex_, o.list_mutex_);
-    for (bin* b = o.first(); !b->is_root(); b = b->next_) {
-      std::lock_guard<bin_lock> g(b->lock_);
-      release_claim(b);
-    }
-    Storage::splice(o);
-  }
-
-  // Returns: the retired bins (still mapped). Complexity: O(retired bins),
-  // under the shared list lock.
-  std::size_t retired_count() const noexcept {
-    std::shared_lock list(list_mutex_);
-    std::size_t n = 0;
-    for (const bin* b = retired_; b != nullptr; b = b->avail_next_) ++n;
-    return n;
-  }
-
-  const char* check_lists() const noexcept {
-    for (const bin* b = this->first(); !b->is_root(); b = b->next_)
-      if (b->retired_) return "retired bin is still in the bin list";
-    return nullptr;
   }
 
  private:
-  template <class F>
-  static void destroy_all(bin& b, F& destroy_payload) noexcept {
-    if constexpr (!std::is_null_pointer_v<F>) {
-      if (b.live_ == 0) return;
-      const std::uint32_t last = b.last();
-      for (std::uint32_t i = traits::first_assigned(b); i != last; i = traits::next_assigned(b, i))
-        destroy_payload(b, i);
-    }
-  }
-
-  // Checked pools: a change is under way while b.mods_ is odd, so that
-  // sweeps can detect a race without taking the lock.
-  static void begin_change([[maybe_unused]] bin& b) noexcept {
-    if constexpr (Checked) b.mods_.store(b.mods_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  }
-  static void end_change(bin& b) noexcept { begin_change(b); }
-
   TRAVPOOL_ALWAYS_INLINE std::uint32_t take_chunk(bin& b) noexcept {
     begin_change(b);
     const std::uint32_t i = algo::create(b);
@@ -355,59 +241,6 @@ class concurrent_bins : public Storage {
     this->stats_hooks().on_scan(b, failed, scanned);
     return take_chunk(b);
   }
-
-  [[gnu::noinline]] void enroll() {
-    claim_registry::instance().enroll(this->id());
-    enrolled_.store(true, std::memory_order_relaxed);
-  }
-
-  // Requires: the exclusive list lock. Throws: std::bad_alloc.
-  bin* add_bin() {
-    if (bin* b = reuse_retired()) return b;
-    bin* b = this->make_bin();
-    this->link(b);
-    return b;
-  }
-
-  // Requires: the exclusive list lock. Effects: if a retired bin exists,
-  // reinitialises it and links it at the end of the bin list.
-  // Returns: that bin, or nullptr.
-  bin* reuse_retired() noexcept {
-    bin* b = retired_;
-    if (b == nullptr) return nullptr;
-    std::lock_guard<bin_lock> g(b->lock_);
-    algo::init(*b);
-    this->reregister(b);
-    retired_ = b->avail_next_;
-    b->avail_next_ = nullptr;
-    store_relaxed(b->retired_, false);  // read unlocked by contains()
-    this->link(b);
-    return b;
-  }
-
-  // Requires: b's lock (so its bias is none or the caller's own). Effects:
-  // b is claimed by no thread and biased to none.
-  static void release_claim(bin* b) noexcept {
-    b->lock_.unbias();
-    b->claim_.store(0, std::memory_order_relaxed);
-  }
-
-  // Requires: the exclusive list lock, b's lock, no live element in b.
-  // Effects: unlinks b, returns its chunk pages, keeps its header mapped.
-  void retire_bin(bin* b) noexcept {
-    this->unlink(b);
-    store_relaxed(b->retired_, true);
-    release_claim(b);
-    b->avail_next_ = retired_;
-    retired_ = b;
-    const auto first_page = round_up(reinterpret_cast<std::uintptr_t>(b) + bin_header_bytes, page_size);
-    const auto end = reinterpret_cast<std::uintptr_t>(b) + this->span();
-    if (end > first_page) advise_dontneed(reinterpret_cast<void*>(first_page), end - first_page);
-  }
-
-  alignas(64) mutable std::shared_mutex list_mutex_;  // readers: scans; writer: list changes
-  bin* retired_ = nullptr;                            // linked by avail_next_
-  std::atomic<bool> enrolled_{false};                 // id() is in claim_registry
 };
 
 }  // namespace travpool::detail

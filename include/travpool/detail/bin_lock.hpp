@@ -2,6 +2,22 @@
 // sync::bin_locks (the paper's section 4): thread numbers, an owner-tagged
 // spin lock, the bin lock biased to its claiming thread, and the table of a
 // thread's remembered bins.
+//
+// DESIGN NOTE
+// ===========
+// A bin_lock is a spin_lock plus a bias: the thread it is biased to enters
+// and leaves its critical section with plain stores (no locked
+// instruction); any other thread revokes the bias first (an asymmetric
+// Dekker handshake over membarrier(2), described at bin_lock below).
+// Invariants (t = a thread number, never 0 and never reused):
+//   spin_lock: owner_ = t  <=>  t holds it;  owner_ = 0  <=>  free
+//   bias_ = t != 0  =>  only t writes in_cs_;  bias_ is written under the lock
+//   t inside its biased section  =>  in_cs_ = 1, and bias_ = t was read
+//                                    after in_cs_ := 1
+//   revoke() returned  =>  bias_ = 0 and in_cs_ = 0 (the former owner is
+//                          out of its section and takes the lock next time)
+//   remembered slot = {id, b}  =>  b is a bin of pool id that the thread
+//                                  claimed (b->claim_ = t unless given up)
 #pragma once
 
 #include <atomic>

@@ -1,5 +1,10 @@
 // travpool/detail/partition.hpp: splitting a pool's bin list into balanced
 // ranges (the paper's section 5) from per-bin live counts alone.
+//
+// With n = size(), k ranges R_0..R_{k-1} of whole bins, cut where the
+// running live count is closest to r * n / k:
+//   R_0 + ... + R_{k-1} = every live element, once, in traversal order
+//   |R_r| <= n / k + (the most live elements of one bin)
 #pragma once
 
 #include <algorithm>
@@ -103,7 +108,7 @@ std::vector<pool_subrange<It>> partition(bin_base* root, std::size_t k) {
   std::vector<pool_subrange<It>> parts;
   parts.reserve(k);
   for (std::size_t r = 0; r < k; ++r)
-    parts.emplace_back(It::at_bin(index.bin_or_root(cuts[r])), It::at_bin(index.bin_or_root(cuts[r + 1])),
+    parts.emplace_back(It::first_from(index.bin_or_root(cuts[r])), It::first_from(index.bin_or_root(cuts[r + 1])),
                        index.live(cuts[r], cuts[r + 1]));
   return parts;
 }
@@ -147,9 +152,11 @@ class bin_range {
 
   std::size_t size() const noexcept { return index_ == nullptr ? 0 : index_->live(lo_, hi_); }
   Iterator begin() const noexcept {
-    return index_ == nullptr ? Iterator() : Iterator::at_bin(index_->bin_or_root(lo_));
+    return index_ == nullptr ? Iterator() : Iterator::first_from(index_->bin_or_root(lo_));
   }
-  Iterator end() const noexcept { return index_ == nullptr ? Iterator() : Iterator::at_bin(index_->bin_or_root(hi_)); }
+  Iterator end() const noexcept {
+    return index_ == nullptr ? Iterator() : Iterator::first_from(index_->bin_or_root(hi_));
+  }
 
  private:
   std::shared_ptr<const bin_index> index_;

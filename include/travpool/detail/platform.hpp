@@ -20,6 +20,8 @@
 //   cpu_relax()                 the spin-wait hint
 //   at_fork(prepare, parent, child)   pthread_atfork: handlers that keep
 //                               process-wide mutexes usable in a child
+//   fork_safe_instance<&T::m>(make)   a never-destroyed process-wide
+//                               object whose mutex m survives fork()
 //
 // Supported: POSIX systems with mmap (Linux, the BSDs, macOS). membarrier is
 // Linux-only; elsewhere membarrier_register() returns false and bin locks
@@ -31,6 +33,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <new>
+#include <type_traits>
+#include <utility>
 
 #if !defined(__unix__) && !defined(__APPLE__)
 #error "travpool needs a POSIX system with mmap (Linux, BSD or macOS)"
@@ -154,6 +158,31 @@ inline void membarrier_all() noexcept {
 // Returns: whether the handlers were registered.
 inline bool at_fork(void (*prepare)(), void (*parent)(), void (*child)()) noexcept {
   return ::pthread_atfork(prepare, parent, child) == 0;
+}
+
+// Returns: the process's one object made by make(storage), a placement new
+// into static storage, on the first call (T: what make returns a pointer
+// to). Never destroyed: threads may exit, and objects with static storage
+// duration use it, after static destruction has begun. Fork-safe: its
+// mutex, object.*Mutex, is taken before every fork() and released after it
+// in the parent and reinitialised in the child (at_fork), so a child forked
+// while another thread held it can still use the object. The handlers
+// reach the object through the storage, not through the function-local
+// static: a fork() may run them while the initialisation holds that
+// static's guard. One object per Mutex and Make: call it from one place.
+template <auto Mutex, class Make>
+auto& fork_safe_instance(Make make) noexcept {
+  using object = std::remove_pointer_t<decltype(make(static_cast<void*>(nullptr)))>;
+  using mutex = std::remove_cvref_t<decltype(std::declval<object&>().*Mutex)>;
+  alignas(object) static unsigned char storage[sizeof(object)];
+  static object* const instance = [make] {
+    object* o = make(static_cast<void*>(storage));
+    at_fork([] { (std::launder(reinterpret_cast<object*>(storage))->*Mutex).lock(); },
+            [] { (std::launder(reinterpret_cast<object*>(storage))->*Mutex).unlock(); },
+            [] { ::new (&(std::launder(reinterpret_cast<object*>(storage))->*Mutex)) mutex(); });
+    return o;
+  }();
+  return *instance;
 }
 
 inline void cpu_relax() noexcept {

@@ -44,6 +44,10 @@ class basic_pool;
 namespace detail {
 
 struct test_access;
+template <class Pool, class T, class Ops, bool Checked>
+class pool_container;
+template <class Pool, class T, class PoolOptions>
+class pool_lookup;
 
 template <class T, class Ops, bool Const, bool Checked>
 class pool_iterator {
@@ -100,9 +104,17 @@ class pool_iterator {
     return t;
   }
 
-  // Returns: an iterator at the first element of the first non-empty bin
-  // from `b` on (end if none). Used by ranges over whole bins.
-  static pool_iterator at_bin(bin_base* b) noexcept { return first_from(b); }
+  // Returns: the first element of the first non-empty bin from `b` on, or
+  // end (begin(), erase, ranges over whole bins). (Static and by value, as
+  // the other steps, so that a loop's iterator never has its address taken
+  // and stays in registers.)
+  [[gnu::noinline]] static pool_iterator first_from(bin_base* b) noexcept {
+    while (!b->is_root() && b->live_ == 0) b = b->next_;
+    pool_iterator it;
+    it.bin_ = b;
+    if (!b->is_root()) it.cur_ = traits::cursor_at(*b, traits::first_assigned(*b));
+    return it;
+  }
   // Returns: the end iterator of the pool whose bin list root is `root`.
   static pool_iterator at_end(bin_base* root) noexcept {
     pool_iterator it;
@@ -146,6 +158,10 @@ class pool_iterator {
   friend class ::travpool::TRAVPOOL_ABI_NAMESPACE::basic_pool;
   template <class, class, bool, bool>
   friend class pool_iterator;
+  template <class, class, class, bool>
+  friend class pool_container;  // erase(first, last)
+  template <class, class, class>
+  friend class pool_lookup;  // get_iterator
   friend struct test_access;
 
   using cursor = typename traits::cursor;
@@ -182,16 +198,6 @@ class pool_iterator {
     return false;
   }
 
-  // Returns: the first element of the first non-empty bin from `b` on, or
-  // end. (Static and by value, as the other steps, so that a loop's
-  // iterator never has its address taken and stays in registers.)
-  [[gnu::noinline]] static pool_iterator first_from(bin_base* b) noexcept {
-    while (!b->is_root() && b->live_ == 0) b = b->next_;
-    pool_iterator it;
-    it.bin_ = b;
-    if (!b->is_root()) it.cur_ = traits::cursor_at(*b, traits::first_assigned(*b));
-    return it;
-  }
   // Returns: the last element of the last non-empty bin from `b` back, or end.
   [[gnu::noinline]] static pool_iterator last_from(bin_base* b) noexcept {
     while (!b->is_root() && b->live_ == 0) b = b->prev_;

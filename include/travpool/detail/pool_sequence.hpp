@@ -3,6 +3,10 @@
 // ranges (insert, assign) and equality. Empty (basic_pool gets it by the
 // empty base optimisation); reaches the pool through its public members
 // only (create, clear, size, begin, end).
+//   after insert(first, last) from an empty pool (sync::none or
+//   global_mutex): iteration order = the range's order
+//   a == b  <=>  a.size() = b.size() and the elements are equal pairwise in
+//               iteration order
 #pragma once
 
 #include <algorithm>

@@ -3,6 +3,28 @@
 // TBB ranges, segments and for_each, all from the pool's bin list root.
 // Empty (basic_pool gets it by the empty base optimisation); reaches the
 // pool's bins through Pool::core_.
+//   end() = (root, null cursor);  begin() = first element of the first
+//   bin with live_ > 0 from root->next_ on, or end()
+//   distance(begin(), end()) = size()   (quiescent pool)
+//
+// Iteration order (the contract of basic_pool)
+// --------------------------------------------
+// Always: bin-list order across bins, address order within a bin; bins
+// are appended to the list when added (create, reserve) or spliced in.
+// Guaranteed: in a pool with sync::none or sync::global_mutex, as long as
+// no element has been destroyed (by destroy, erase or erase_if) since the
+// pool was constructed or last cleared (clear, assign), and nothing was
+// spliced into it, iteration order is creation order. A create whose
+// constructor threw does not count as a destroy. Why: create takes the
+// first free chunk of the first bin with room; without a destroy every bin
+// before that one is full, and its free list hands out fresh chunks in
+// ascending address order. So a copy, and a pool built from a range,
+// iterate in the order of their source.
+// Not guaranteed once an element is destroyed: a freed chunk is reused
+// last in, first out, and a bin that gets room again is filled first, so
+// later elements may appear anywhere. splice appends other's bins, so its
+// elements come after this pool's but later creates may go anywhere.
+// sync::bin_locks: threads fill different bins, so no creation order holds.
 #pragma once
 
 #include <cstddef>
@@ -26,7 +48,7 @@ class pool_traversal {
 
   // Iteration visits live elements in address order within a bin and in
   // bin-list order across bins. Not thread-safe against create or destroy.
-  iterator begin() noexcept { return iterator::at_bin(root()->next_); }
+  iterator begin() noexcept { return iterator::first_from(root()->next_); }
   iterator end() noexcept { return iterator::at_end(root()); }
   const_iterator begin() const noexcept { return const_cast<pool_traversal*>(this)->begin(); }
   const_iterator end() const noexcept { return const_cast<pool_traversal*>(this)->end(); }

@@ -1,6 +1,18 @@
 // travpool/detail/span_cache.hpp: where bin spans come from. A pool's
 // span_source maps naturally aligned spans in batches; the process-wide
 // span_cache keeps the spans pools give back for the next pool.
+//
+// DESIGN NOTE
+// ===========
+// A bin's span is taken from, in this order: the span cache (a span of the
+// same size that a pool gave back), the pool's span_source (the rest of
+// its last batch), a new batch from the OS. It goes back to the cache if it
+// fits, else on top of its source if it was the last one handed out, else
+// to the OS. Invariants (under the cache's mutex; span_source: per pool):
+//   bytes() = sum of the cached spans' sizes <= limit(),  count <= max_spans
+//   every cached span is mapped, span-aligned, MADV_FREE'd, in no pool
+//   span_source: [next_, end_) is mapped, never handed out, untouched;
+//                end_ - next_ <= batch_ * span_,  batch_ <= max_batch
 #pragma once
 
 #include <algorithm>
@@ -35,21 +47,10 @@ class span_cache {
 
   // Returns: the process's cache (never destroyed, so pools with static
   // storage duration may use it during exit).
-  // Fork-safe: the mutex is taken before a fork() and released after it in
-  // the parent and reinitialised in the child (at_fork), so a child forked
-  // while another thread held it can still use pools.
+  // Fork-safe: a child forked while another thread held the cache's mutex
+  // can still use pools (platform.hpp: fork_safe_instance).
   static span_cache& instance() noexcept {
-    alignas(span_cache) static unsigned char storage[sizeof(span_cache)];
-    static span_cache* const cache = [] {
-      auto* c = ::new (storage) span_cache();
-      // The handlers reach the object through `storage`, not instance(): a
-      // fork() may run them while this initialisation holds instance()'s guard.
-      at_fork([] { std::launder(reinterpret_cast<span_cache*>(storage))->mutex_.lock(); },
-              [] { std::launder(reinterpret_cast<span_cache*>(storage))->mutex_.unlock(); },
-              [] { ::new (&std::launder(reinterpret_cast<span_cache*>(storage))->mutex_) std::mutex(); });
-      return c;
-    }();
-    return *cache;
+    return fork_safe_instance<&span_cache::mutex_>([](void* at) { return ::new (at) span_cache(); });
   }
 
   // Returns: a cached span of `span` bytes (the one cached last), or

@@ -38,19 +38,9 @@ namespace travpool::detail {
 class claim_registry {
  public:
   // Never destroyed: threads may exit after static destruction has begun.
-  // Fork-safe as span_cache is (at_fork).
+  // Fork-safe as span_cache is (platform.hpp: fork_safe_instance).
   static claim_registry& instance() noexcept {
-    alignas(claim_registry) static unsigned char storage[sizeof(claim_registry)];
-    static claim_registry* const r = [] {
-      auto* c = ::new (storage) claim_registry();
-      // The handlers reach the object through `storage`, not instance(): a
-      // fork() may run them while this initialisation holds instance()'s guard.
-      at_fork([] { std::launder(reinterpret_cast<claim_registry*>(storage))->mutex_.lock(); },
-              [] { std::launder(reinterpret_cast<claim_registry*>(storage))->mutex_.unlock(); },
-              [] { ::new (&std::launder(reinterpret_cast<claim_registry*>(storage))->mutex_) std::mutex(); });
-      return c;
-    }();
-    return *r;
+    return fork_safe_instance<&claim_registry::mutex_>([](void* at) { return ::new (at) claim_registry(); });
   }
 
   // Effects: records pool `id` as live. Throws: std::bad_alloc.
