@@ -320,6 +320,66 @@ TEST_CASE("a bin is biased to the thread that claims it, and other threads revok
   for (std::size_t i = 1; i < w.size(); ++i) REQUIRE(w[i]->check == element::mix(1, w[i]->seq));
 }
 
+TEST_CASE("a create after a destroy reuses the freed chunk, in a bin nobody claims (hot bin)", "[concurrent][biased]") {
+  if (!travpool::detail::biasing_enabled()) {
+    WARN("skipped: membarrier(2) unavailable or TRAVPOOL_BIASED_LOCKS=0");
+    return;
+  }
+  using travpool::detail::test_access;
+  travpool::concurrent_pool<element> pool(travpool::bin_capacity{256});
+  // Observed by the worker, checked here (Catch2 assertions stay on this thread).
+  struct observed {
+    std::uint32_t me = 0, bins = 0, claim0 = 1, claim2 = 0, bias0_locked = 0, claim0_after = 1, claim2_end = 0;
+    bool reused20 = false, reused10 = false;
+  } o;
+  std::thread t([&] {
+    o.me = travpool::detail::thread_number();
+    std::vector<element*> v;
+    for (std::uint64_t i = 0; i < 600; ++i) v.push_back(pool.create(element{0, i, element::mix(0, i)}));
+    // Bins 0 and 1 filled up: this thread left them, and claims bin 2.
+    o.bins = static_cast<std::uint32_t>(pool.bin_count());
+    o.claim0 = test_access::bins(pool)[0]->claim_.load();
+    o.claim2 = test_access::bins(pool)[2]->claim_.load();
+    // The first destroy in bin 0 takes its lock and biases it to this
+    // thread (no cooldown: nobody has revoked a bias of bin 0).
+    pool.destroy(v[10]);
+    o.bias0_locked = biased_to(pool, 0);
+    o.claim0_after = test_access::bins(pool)[0]->claim_.load();
+    // The next runs in the biased section and makes bin 0 the hot bin: the
+    // creates after it reuse the chunks just freed (LIFO), not bin 2's.
+    pool.destroy(v[20]);
+    o.reused20 = pool.create(element{0, 20, element::mix(0, 20)}) == v[20];
+    o.reused10 = pool.create(element{0, 10, element::mix(0, 10)}) == v[10];
+    // Bin 0 is full again: the next create goes to the claimed bin.
+    pool.create(element{0, 600, element::mix(0, 600)});
+    o.claim2_end = test_access::bins(pool)[2]->claim_.load();
+    pool.destroy(v[30]);  // bin 0 is the hot bin again
+  });
+  t.join();
+  REQUIRE(o.me != 0);
+  REQUIRE(o.bins == 3);
+  REQUIRE(o.claim0 == 0);
+  REQUIRE(o.claim2 == o.me);
+  REQUIRE(o.bias0_locked == o.me);
+  REQUIRE(o.claim0_after == 0);
+  REQUIRE(o.reused20);
+  REQUIRE(o.reused10);
+  REQUIRE(o.claim2_end == o.me);
+  REQUIRE(pool.bin_count() == 3);
+  REQUIRE(pool.size() == 600);
+  pool.validate();
+  // The thread exited: it gave up its claim, and the hot bin's bias too.
+  REQUIRE(biased_to(pool, 0) == 0);
+  REQUIRE(biased_to(pool, 2) == 0);
+  REQUIRE(test_access::bins(pool)[2]->claim_.load() == 0);
+  std::size_t n = 0;
+  for (const element& x : pool) {
+    REQUIRE(x.check == element::mix(0, x.seq));
+    ++n;
+  }
+  REQUIRE(n == 600);
+}
+
 TEST_CASE("producer-consumer: every element is destroyed by the other thread", "[concurrent][biased]") {
   // The consumer's destroys keep revoking the producer's bias while the
   // producer creates: the revocation handshake under fire.

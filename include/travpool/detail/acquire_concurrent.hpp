@@ -21,6 +21,20 @@
 // exits (thread_claims.hpp): a partly filled bin is then scanned into by
 // the next thread instead of staying claimed by a thread that is gone.
 //
+// Hot bins. The destroys of a thread that creates in the pool (it
+// remembers a bin of it), in a bin claimed by nobody, run under its lock
+// and count towards biasing it to that thread, as the claimant's do;
+// the bin of the thread's last biased destroy is its hot bin
+// (remembered_bin::hot), and take() tries it before the claimed bin, so a
+// destroy followed by a create reuses the chunk just freed, as pool<T>'s
+// LIFO free list does. Only the bias is needed to create there:
+//   lock_'s bias = t  =>  claim_ in {0, t}   (a claim revokes other biases)
+// so a hot bin is never another thread's claimed bin. Scans skip full bins
+// unlocked, so they revoke a destroyer's bias only on a bin they can use.
+// A thread that exits drops the biases of its claimed and hot bins; a bias
+// it holds on another bin (a hot bin it left) stays until the next thread
+// that locks that bin revokes it, one heavy barrier.
+
 #pragma once
 
 #include <cstddef>
@@ -56,12 +70,29 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked> {
   static constexpr bool exact_size = false;  // size() sums the bins
   using bin_list::bin_list;
 
-  // Complexity: no locked instruction when the remembered bin has room and
-  // is biased to this thread; else its lock; else a scan under the shared
-  // list lock, or a new bin under the exclusive one.
+  // Effects: takes a chunk from, in order: the bin of this thread's last
+  // destroy in this pool if it is biased to this thread and has room (the
+  // freed chunk is reused while it is in cache, as pool<T>'s LIFO list
+  // would); the remembered (claimed) bin; a scanned or new bin.
+  // Complexity: no locked instruction when one of the first two is biased
+  // to this thread and has room; else the remembered bin's lock; else a
+  // scan under the shared list lock, or a new bin under the exclusive one.
   TRAVPOOL_ALWAYS_INLINE taken take() {
     remembered_bin& slot = remembered_for(this->id());
     if (slot.pool_id == this->id()) {
+      // The bin of this thread's last biased destroy first: its chunk is
+      // the head of that bin's free list, and still in cache.
+      if (bin* h = slot.hot; h != nullptr) {
+        if (h->lock_.enter(thread_number())) {
+          if (!h->full()) {
+            const std::uint32_t i = take_chunk(*h);
+            h->lock_.leave();
+            return {h, i, false};
+          }
+          h->lock_.leave();
+        }
+        slot.hot = nullptr;
+      }
       bin* b = slot.bin;
       // Biased to this thread: no locked instruction. (Retiring a bin
       // takes its lock, which revokes the bias.)
@@ -92,8 +123,12 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked> {
     }
   }
 
-  // Effects: f() inside b's biased section if b is biased to this thread,
-  // else under b's lock. A ~T run by f that locks b again gets usage_error.
+  // Effects: f() inside b's biased section if b is biased to this thread
+  // (and b becomes this thread's hot bin: take() tries it first), else
+  // under b's lock, after which the operation counts towards biasing b to
+  // this thread if b is claimed by it, or by nobody while this thread
+  // remembers a bin of this pool. A ~T run by f that locks b again gets
+  // usage_error.
   template <class F>
   TRAVPOOL_ALWAYS_INLINE decltype(auto) locked(bin& b, F&& f) {
     const std::uint32_t me = thread_number();
@@ -103,16 +138,20 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked> {
         ~leave_on_exit() { b.lock_.leave(); }
       } leave{b};
       const section_scope inside(b.lock_);
+      remembered_bin& slot = remembered_for(this->id());
+      if (slot.pool_id == this->id()) slot.hot = &b;
       return std::forward<F>(f)();
     }
     std::lock_guard<bin_lock> g(b.lock_);
     struct settle_on_exit {
       bin& b;
       std::uint32_t me;
+      std::uint64_t pool_id;
       ~settle_on_exit() {
-        if (b.claim_.load(std::memory_order_relaxed) == me) b.lock_.settle(me);
+        const std::uint32_t claim = b.claim_.load(std::memory_order_relaxed);
+        if (claim == me || (claim == 0 && remembered_for(pool_id).pool_id == pool_id)) b.lock_.settle(me);
       }
-    } settle{b, me};
+    } settle{b, me, this->id()};
     return std::forward<F>(f)();
   }
 
@@ -203,6 +242,10 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked> {
         // would revoke that thread's bias.
         const std::uint32_t claim = b->claim_.load(std::memory_order_relaxed);
         if (claim != 0 && claim != me) continue;
+        // A full bin is skipped unlocked too (live_ is read without the lock,
+        // and rechecked under it): locking it would revoke the bias of a
+        // thread that destroys in it.
+        if (load_relaxed(b->live_) == this->capacity()) continue;
         if (!b->lock_.try_lock()) {
           ++failed;
           continue;

@@ -181,9 +181,10 @@ class bin_lock {
   }
   void leave() noexcept { in_cs_.store(0, std::memory_order_release); }
 
-  // Requires: the mutex, held by `me`, the bin's claimant.
-  // Effects: counts one operation of the owner under the mutex; biases the
-  // bin to `me` once the cooldown has passed.
+  // Requires: the mutex, held by `me`, the bin's claimant or (no claimant)
+  // a thread that destroys in it.
+  // Effects: counts one operation under the mutex; biases the bin to `me`
+  // once the cooldown has passed.
   void settle(std::uint32_t me) noexcept {
     if (bias_.load(std::memory_order_relaxed) == me || !biasing_enabled()) return;
     const std::uint32_t cooldown = cool_shift_ == 0 ? 0 : std::uint32_t{1} << cool_shift_;
@@ -254,7 +255,8 @@ struct bin_base;
 // an evicted pool only costs its next create a scan.
 struct remembered_bin {
   std::uint64_t pool_id = 0;
-  bin_base* bin = nullptr;
+  bin_base* bin = nullptr;  // claimed by this thread (or being left)
+  bin_base* hot = nullptr;  // last biased destroy's bin, or nullptr: a hint
 };
 inline constexpr std::size_t remembered_slots = 16;
 

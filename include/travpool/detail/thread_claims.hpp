@@ -64,22 +64,33 @@ class claim_registry {
     const std::uint32_t me = thread_number();
     std::lock_guard<std::mutex> g(mutex_);
     if (!std::binary_search(ids_.begin(), ids_.end(), slot.pool_id)) return true;
-    bin_base* b = slot.bin;  // mapped: its pool is live
-    // Only this thread makes a bin its own, so a claim that is not ours now
-    // will not become ours; checked first so that another claimant's bias is
-    // never revoked. Under the lock the claim is ours until we drop it, and
-    // the bias is 0 or ours.
-    if (b->claim_.load(std::memory_order_relaxed) != me || b->lock_.inside_section()) return true;
+    bin_base* b = slot.bin;  // mapped (both): its pool is live
+    if (!give_up(slot.hot, me, false)) return false;
+    return give_up(b, me, true);
+  }
+
+ private:
+  // Requires: the registry's mutex, b mapped or nullptr. Effects: if b is
+  // biased to (or, with `claimed`, claimed by) the calling thread `me`,
+  // drops that bias (and claim) under b's lock. Returns: false if the lock
+  // was busy. A bias or claim that is not ours now will not become ours
+  // (only this thread makes a bin its own), so another thread's is never
+  // revoked; under the lock ours stays ours until we drop it.
+  static bool give_up(bin_base* b, std::uint32_t me, bool claimed) noexcept {
+    if (b == nullptr || b->lock_.inside_section()) return true;
+    const auto mine = [&] {
+      return claimed ? b->claim_.load(std::memory_order_relaxed) == me : b->lock_.biased_to() == me;
+    };
+    if (!mine()) return true;
     if (!b->lock_.try_lock()) return false;
-    if (b->claim_.load(std::memory_order_relaxed) == me) {
+    if (mine()) {
       b->lock_.unbias();
-      b->claim_.store(0, std::memory_order_relaxed);
+      if (claimed) b->claim_.store(0, std::memory_order_relaxed);
     }
     b->lock_.unlock();
     return true;
   }
 
- private:
   friend struct test_access;
   claim_registry() = default;
   std::mutex mutex_;
