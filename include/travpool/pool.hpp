@@ -159,9 +159,14 @@ class basic_pool
   }
   // Effects: an empty pool with bin capacity cap, then insert(il): the
   // elements iterate in il's order.
-  basic_pool(std::initializer_list<T> il,
-             travpool::bin_capacity cap = {default_bin_capacity<T, layout_type>}) requires std::copy_constructible<T>
+  // The copying members are not constrained on T (as std::vector's are
+  // not): a constraint would be checked where a class holding a pool<T> is
+  // completed, and T may be incomplete there. They static_assert instead,
+  // so std::is_copy_constructible of a pool of a move-only T is true, and
+  // copying one does not compile.
+  basic_pool(std::initializer_list<T> il, travpool::bin_capacity cap = {default_bin_capacity<T, layout_type>})
       : basic_pool(cap) {
+    static_assert(std::copy_constructible<T>, "travpool: constructing a pool from an initializer_list copies T");
     insert(il);
   }
 
@@ -171,8 +176,8 @@ class basic_pool
   // Throws: std::bad_alloc, or what T's copy constructor throws; nothing
   // leaks and o is unchanged. Requires: no thread modifies o meanwhile.
   // Complexity: O(o.size() + o.bin_count()).
-  basic_pool(const basic_pool& o) requires std::copy_constructible<T>
-      : basic_pool(travpool::bin_capacity{o.bin_capacity()}) {
+  basic_pool(const basic_pool& o) : basic_pool(travpool::bin_capacity{o.bin_capacity()}) {
+    static_assert(std::copy_constructible<T>, "travpool: copying a pool copies T");
     this->copy_from(o);
   }
   // Effects: replaces the elements of *this by copies of o's, in o's
@@ -182,7 +187,8 @@ class basic_pool
   // if that throws, *this is unchanged.
   // Invalidates: every pointer and iterator to an element of *this.
   // Complexity: O(size() + o.size() + bins).
-  basic_pool& operator=(const basic_pool& o) requires std::copy_constructible<T> {
+  basic_pool& operator=(const basic_pool& o) {
+    static_assert(std::copy_constructible<T>, "travpool: copying a pool copies T");
     if (this != &o) {
       basic_pool copy(travpool::bin_capacity{bin_capacity()});
       copy.copy_from(o);
@@ -191,7 +197,8 @@ class basic_pool
     return *this;
   }
   // Effects: assign(il).
-  basic_pool& operator=(std::initializer_list<T> il) requires std::copy_constructible<T> {
+  basic_pool& operator=(std::initializer_list<T> il) {
+    static_assert(std::copy_constructible<T>, "travpool: assigning an initializer_list to a pool copies T");
     assign(il);
     return *this;
   }

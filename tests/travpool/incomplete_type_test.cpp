@@ -56,6 +56,11 @@ TEST_CASE("a pool of an incomplete type: a graph holding a pool of its nodes", "
   REQUIRE(&*g.nodes.begin() == b);
   REQUIRE(decltype(g.nodes)::chunk_stride >= sizeof(node));
   g.nodes.validate();
+  // graph's implicit copy constructor copies the pool (a deep copy).
+  const graph copy = g;
+  REQUIRE(copy.nodes.size() == 1);
+  REQUIRE(copy.nodes.begin()->v == 2);
+  REQUIRE(&*copy.nodes.begin() != b);
 }
 
 TEST_CASE("concurrent and interleaved pools of an incomplete type", "[incomplete]") {
