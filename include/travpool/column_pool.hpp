@@ -264,7 +264,7 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
 
   // Live handles in bin-list order, ascending within a bin. Valid while no
   // handle is created or destroyed (a destroyed handle drops out).
-  iterator begin() const noexcept { return iterator::at_bin(this->core_.first()); }
+  iterator begin() const noexcept { return iterator::first_from(this->core_.first()); }
   iterator end() const noexcept { return iterator::at_end(this->core_.root()); }
   // Returns: the maximal runs [first, last) of live handles, in iteration
   // order; their union is exactly the live set.

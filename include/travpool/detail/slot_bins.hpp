@@ -160,7 +160,7 @@ class handle_iterator {
 
   // Returns: the first live handle of the first non-empty bin from b on
   // (end, at the root, if none).
-  static handle_iterator at_bin(bin_base* b) noexcept {
+  static handle_iterator first_from(bin_base* b) noexcept {
     while (!b->is_root() && b->live_ == 0) b = b->next_;
     if (b->is_root()) return at_end(b);
     return at(b, slot_traits::first_assigned(*b));
@@ -256,7 +256,7 @@ class handle_iterator {
   [[gnu::noinline]] static handle_iterator next_slow(handle_iterator it) noexcept {
     const std::uint32_t i = slot_traits::next_assigned(*it.bin_, it.chunk());
     if (i != it.bin_->last()) return at(it.bin_, i);
-    return at_bin(it.bin_->next_);
+    return first_from(it.bin_->next_);
   }
   [[gnu::noinline]] static handle_iterator prev_slow(handle_iterator it) noexcept {
     if (it.bits_ != 0) {
