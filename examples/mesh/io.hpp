@@ -31,9 +31,8 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithms.hpp"
-#include "generate.hpp"
 #include "mesh.hpp"
+#include "soup.hpp"
 
 namespace travpool::mesh {
 
@@ -350,15 +349,16 @@ inline void write_mesh(triangle_mesh& m, const std::string& path) {
     num(m.vertex_count()), buf += ' ', num(m.face_count()), buf += " 0\n";
   }
   const auto number = vertex_numbers(m);
-  m.vertices().for_each([&](vertex& v) {
+  m.vertices().for_each([&](Vertex v) {
+    const vec3& p = m.position(v);
     if (!off) buf += "v ";
-    num(v.position().x), buf += ' ', num(v.position().y), buf += ' ', num(v.position().z), buf += '\n';
+    num(p.x), buf += ' ', num(p.y), buf += ' ', num(p.z), buf += '\n';
     flush(false);
   });
   const std::uint64_t base = off ? 0 : 1;
-  m.faces().for_each([&](face& fc) {
+  m.faces().for_each([&](Face fc) {
     buf += off ? "3" : "f";
-    for (vertex* v : triangle_mesh::vertices_of(fc)) buf += ' ', num(number.at(v) + base);
+    for (const Vertex v : m.vertices_of(fc)) buf += ' ', num(number.at(v) + base);
     buf += '\n';
     flush(false);
   });

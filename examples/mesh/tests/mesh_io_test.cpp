@@ -73,7 +73,7 @@ TEST_CASE("OFF and OBJ round trips are exact", "[mesh][io]") {
     CHECK(r.edge_count() == m.edge_count());
     CHECK(r.face_count() == m.face_count());
     auto a = m.vertices().begin();
-    for (vertex& v : r.vertices()) REQUIRE(v.position() == (a++)->position());
+    for (const Vertex v : r.vertices()) REQUIRE(r.position(v) == m.position(*a++));
     std::vector<vec3> pa, pb;
     std::vector<std::array<std::uint32_t, 3>> ta, tb;
     to_triangles(m, pa, ta);
