@@ -8,11 +8,15 @@
 // Loop subdivision (travpool mesh) until it has at least N faces (default
 // 5,000,000), and exports one triangle soup. Each contender then runs in its
 // own forked child, so that its peak RSS (getrusage of the child) is its own:
-//   (a) travpool  : examples/mesh, parallel loops over pool partitions
+//   (a) travpool  : examples/mesh (column pools, 32-bit handles), parallel
+//                   loops over the column segments of pool partitions
 //                   (OpenMP) and pool ranges (TBB);
 //   (b) vector    : bench/mesh/vector_mesh.hpp, `omp parallel for`;
 //   (c) openmesh  : TriMesh_ArrayKernelT<DefaultTraitsDouble> with status;
-//                   its own update_normals; no parallel iteration.
+//                   its own update_normals; no parallel iteration;
+//   (d) pointer   : bench/mesh/pointer_mesh.hpp, the mesh example before
+//                   the column pool (one struct per element on travpool
+//                   pools, linked by pointers).
 // Every contender builds from the soup, then runs normals and smooth10
 // (serial and parallel) and split_collapse (split every face at its
 // centroid, collapse every new vertex with the link-condition check, and
@@ -46,6 +50,7 @@
 #include "algorithms.hpp"
 #include "generate.hpp"
 #include "io.hpp"
+#include "pointer_ops.hpp"
 #include "timing.hpp"
 #include "vector_mesh.hpp"
 
@@ -102,16 +107,16 @@ results run_travpool(const soup_points& pts, const soup_tris& tris, int runs) {
   r["build"] = timed([&] { m = triangle_mesh::from_triangles(pts, tris); });
   auto reset = [&] {
     std::size_t i = 0;
-    m.vertices().for_each([&](vertex& v) { v.position() = pts[i++]; });
+    m.vertices().for_each([&](Vertex v) { m.position(v) = pts[i++]; });
   };
   auto normal_sum = [&] {
     checksum c;
-    for (vertex& v : m.vertices()) c.add(v.normal());
+    for (const Vertex v : m.vertices()) c.add(m.normal(v));
     return c;
   };
   auto position_checksum = [&] {
     checksum c;
-    for (vertex& v : m.vertices()) c.add(v.position());
+    for (const Vertex v : m.vertices()) c.add(m.position(v));
     return c;
   };
   std::vector<double> ns, no, nt, ss, so, st, sc;
@@ -133,6 +138,56 @@ results run_travpool(const soup_points& pts, const soup_tris& tris, int runs) {
   reset();
   std::size_t refused = 0;
   for (int i = 0; i < runs; ++i) sc.push_back(timed([&] { refused += split_collapse(m).refused; }));
+  add_sum(r, "final_sum", position_checksum());
+  r["normals.serial"] = median(ns), r["normals.openmp"] = median(no), r["normals.tbb"] = median(nt);
+  r["smooth10.serial"] = median(ss), r["smooth10.openmp"] = median(so), r["smooth10.tbb"] = median(st);
+  r["split_collapse"] = median(sc);
+  r["V"] = double(m.vertex_count()), r["E"] = double(m.edge_count()), r["F"] = double(m.face_count());
+  r["refused"] = double(refused);
+  r["rss_end"] = double(rss_now_bytes());
+  return r;
+}
+
+// ----- (d) pointer mesh ---------------------------------------------------------------
+
+results run_pointer(const soup_points& pts, const soup_tris& tris, int runs) {
+  results r;
+  namespace pm = bench::pointer;
+  pm::triangle_mesh m;
+  r["build"] = timed([&] { m = pm::triangle_mesh::from_triangles(pts, tris); });
+  auto reset = [&] {
+    std::size_t i = 0;
+    m.vertices().for_each([&](pm::vertex& v) { v.position() = pts[i++]; });
+  };
+  auto normal_sum = [&] {
+    checksum c;
+    for (pm::vertex& v : m.vertices()) c.add(v.normal());
+    return c;
+  };
+  auto position_checksum = [&] {
+    checksum c;
+    for (pm::vertex& v : m.vertices()) c.add(v.position());
+    return c;
+  };
+  std::vector<double> ns, no, nt, ss, so, st, sc;
+  for (int i = 0; i < runs; ++i) {
+    ns.push_back(timed([&] { pm::compute_normals(m, execution::serial); }));
+    no.push_back(timed([&] { pm::compute_normals(m, execution::openmp); }));
+    nt.push_back(timed([&] { pm::compute_normals(m, execution::tbb); }));
+  }
+  add_sum(r, "normal_sum", normal_sum());
+  for (int i = 0; i < runs; ++i) {
+    reset();
+    ss.push_back(timed([&] { pm::smooth(m, 10, execution::serial); }));
+    reset();
+    so.push_back(timed([&] { pm::smooth(m, 10, execution::openmp); }));
+    reset();
+    st.push_back(timed([&] { pm::smooth(m, 10, execution::tbb); }));
+  }
+  add_sum(r, "smooth_sum", position_checksum());
+  reset();
+  std::size_t refused = 0;
+  for (int i = 0; i < runs; ++i) sc.push_back(timed([&] { refused += pm::split_collapse(m).refused; }));
   add_sum(r, "final_sum", position_checksum());
   r["normals.serial"] = median(ns), r["normals.openmp"] = median(no), r["normals.tbb"] = median(nt);
   r["smooth10.serial"] = median(ss), r["smooth10.openmp"] = median(so), r["smooth10.tbb"] = median(st);
@@ -412,6 +467,8 @@ int main(int argc, char** argv) {
   try {
     progress("travpool");
     all["travpool"] = in_child("travpool", [&] { return run_travpool(pts, tris, runs); });
+    progress("pointer");
+    all["pointer"] = in_child("pointer", [&] { return run_pointer(pts, tris, runs); });
     progress("vector");
     all["vector"] = in_child("vector", [&] { return run_vector(pts, tris, runs); });
     progress("openmesh");
@@ -433,7 +490,7 @@ int main(int argc, char** argv) {
       std::snprintf(b, sizeof b, "%9.3f", s);
     return std::string(b);
   };
-  const char* names[] = {"travpool", "vector", "openmesh"};
+  const char* names[] = {"travpool", "pointer", "vector", "openmesh"};
   std::printf("\n%-10s %9s %9s %9s %9s %9s %9s %9s %9s %10s %10s\n", "contender", "build", "norm 1t", "norm omp",
               "norm tbb", "smth 1t", "smth omp", "smth tbb", "splt_col", "peak MiB", "+base MiB");
   for (const char* c : names) {
@@ -459,6 +516,9 @@ int main(int argc, char** argv) {
               get("openmesh", "smooth10.serial") / tp_s, get("vector", "smooth10.openmp") / tp_s,
               get("openmesh", "smooth10.serial") / get("travpool", "smooth10.tbb"),
               get("vector", "smooth10.openmp") / get("travpool", "smooth10.tbb"));
+  std::printf("  vs pointer mesh: normals omp %.2fx, smooth10 omp %.2fx, split_collapse %.2fx\n",
+              get("pointer", "normals.openmp") / tp_n, get("pointer", "smooth10.openmp") / tp_s,
+              get("pointer", "split_collapse") / get("travpool", "split_collapse"));
   std::printf("  split_collapse travpool vs openmesh (+gc): %.2fx   vs vector (+gc): %.2fx\n",
               get("openmesh", "split_collapse") / get("travpool", "split_collapse"),
               get("vector", "split_collapse") / get("travpool", "split_collapse"));
@@ -471,7 +531,7 @@ int main(int argc, char** argv) {
   // Agreement checks.
   bool agree = true;
   std::printf("\nagreement (vs travpool):\n");
-  for (const char* c : {"vector", "openmesh"}) {
+  for (const char* c : {"pointer", "vector", "openmesh"}) {
     for (const char* k : {"V", "E", "F", "refused"}) {
       const bool ok = get(c, k) == get("travpool", k);
       agree &= ok;
