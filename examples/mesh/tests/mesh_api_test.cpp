@@ -15,35 +15,10 @@
 #include "algorithms.hpp"
 #include "generate.hpp"
 #include "mesh.hpp"
+#include "test_meshes.hpp"
 
 using namespace travpool::mesh;
-
-namespace {
-
-std::vector<std::array<Vertex, 3>> rotated_triangles(const triangle_mesh& m) {
-  std::vector<std::array<Vertex, 3>> t;
-  for (const Face f : m.faces()) {
-    auto a = m.corners(f);
-    std::rotate(a.begin(), std::min_element(a.begin(), a.end()), a.end());
-    t.push_back(a);
-  }
-  std::sort(t.begin(), t.end());
-  return t;
-}
-
-std::vector<vec3> vertex_normals(const triangle_mesh& m) {
-  std::vector<vec3> p;
-  for (const Vertex v : m.vertices()) p.push_back(m.normal(v));
-  return p;
-}
-
-std::vector<vec3> positions(const triangle_mesh& m) {
-  std::vector<vec3> p;
-  for (const Vertex v : m.vertices()) p.push_back(m.position(v));
-  return p;
-}
-
-}  // namespace
+using namespace travpool::mesh::testing;
 
 TEST_CASE("add_triangle builds what from_triangles builds", "[mesh]") {
   // The grid's triangles in an order that makes fans join in the middle
@@ -64,7 +39,7 @@ TEST_CASE("add_triangle builds what from_triangles builds", "[mesh]") {
         mm.add_triangle(vs[t[0]], vs[t[1]], vs[t[2]]);
         REQUIRE_NOTHROW(mm.validate());
       }
-      CHECK(rotated_triangles(mm) == rotated_triangles(ref));
+      CHECK(triangle_set(mm) == triangle_set(ref));
       CHECK(mm.edge_count() == ref.edge_count());
       std::shuffle(order.begin(), order.end(), rng);
     }

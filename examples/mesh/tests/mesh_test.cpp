@@ -15,8 +15,10 @@
 #include "generate.hpp"
 #include "mesh.hpp"
 #include "soup.hpp"
+#include "test_meshes.hpp"
 
 using namespace travpool::mesh;
+using namespace travpool::mesh::testing;
 
 namespace {
 
@@ -37,31 +39,6 @@ std::vector<named_mesh> small_meshes() {
 
 long euler(const triangle_mesh& m) {
   return static_cast<long>(m.vertex_count()) - static_cast<long>(m.edge_count()) + static_cast<long>(m.face_count());
-}
-
-// The triangles as sorted triples of vertex handles, rotated to start at
-// the smallest handle (orientation kept).
-std::vector<std::array<Vertex, 3>> triangle_set(const triangle_mesh& m) {
-  std::vector<std::array<Vertex, 3>> t;
-  for (const Face f : m.faces()) {
-    auto a = m.corners(f);
-    std::rotate(a.begin(), std::min_element(a.begin(), a.end()), a.end());
-    t.push_back(a);
-  }
-  std::sort(t.begin(), t.end());
-  return t;
-}
-
-std::vector<vec3> positions(const triangle_mesh& m) {
-  std::vector<vec3> p;
-  for (const Vertex v : m.vertices()) p.push_back(m.position(v));
-  return p;
-}
-
-std::vector<vec3> vertex_normals(const triangle_mesh& m) {
-  std::vector<vec3> p;
-  for (const Vertex v : m.vertices()) p.push_back(m.normal(v));
-  return p;
 }
 
 double max_rel_diff(const std::vector<vec3>& a, const std::vector<vec3>& b) {
