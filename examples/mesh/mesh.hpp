@@ -175,7 +175,7 @@ class triangle_mesh {
   TRAVPOOL_MESH_PROPERTY_FAMILY(face, Face, faces_)
 #undef TRAVPOOL_MESH_PROPERTY_FAMILY
 
-  // --- editing (mesh_edit.hpp) ---
+  // --- editing (mesh_edit.hpp, mesh_add_delete.hpp) ---
   // An isolated vertex at p. O(1).
   Vertex add_vertex(const vec3& p);
   // The triangle (a, b, c), counter-clockwise. Requires: the three live and
@@ -259,6 +259,7 @@ class triangle_mesh {
 
 }  // namespace travpool::mesh
 
+#include "mesh_add_delete.hpp"
 #include "mesh_build.hpp"
 #include "mesh_edit.hpp"
 #include "mesh_properties.hpp"
