@@ -65,6 +65,8 @@ class triangle_mesh {
  public:
   // Effects: an empty mesh with its columns (nothing committed yet).
   triangle_mesh();
+  // Moves are O(1): handles and property keys name the same elements in
+  // the destination. A moved-from mesh may only be assigned to or destroyed.
   triangle_mesh(triangle_mesh&&) noexcept = default;
   triangle_mesh& operator=(triangle_mesh&&) noexcept = default;
 
