@@ -99,45 +99,51 @@ void add_sum(results& r, const std::string& key, const checksum& c) {
   r[key + ".x"] = c.sum.x, r[key + ".y"] = c.sum.y, r[key + ".z"] = c.sum.z, r[key + ".abs"] = c.abs;
 }
 
-// ----- (a) travpool ---------------------------------------------------------------
+// ----- (a) travpool and (d) the pointer mesh ------------------------------------
 
-results run_travpool(const soup_points& pts, const soup_tris& tris, int runs) {
+// The protocol of the two meshes on travpool pools, which share it: normals
+// and smooth10 serially, with OpenMP and with TBB, then split_collapse.
+// Ops gives build(m), for_each_position(m, f(vec3&)),
+// for_each_normal(m, f(const vec3&)), normals(m, how), smooth(m, how) and
+// split_collapse(m).
+template <class Mesh, class Ops>
+results run_pool_mesh(const soup_points& pts, Ops ops, int runs) {
   results r;
-  triangle_mesh m;
-  r["build"] = timed([&] { m = triangle_mesh::from_triangles(pts, tris); });
+  Mesh m;
+  r["build"] = timed([&] { m = ops.build(); });
   auto reset = [&] {
     std::size_t i = 0;
-    m.vertices().for_each([&](Vertex v) { m.position(v) = pts[i++]; });
+    ops.for_each_position(m, [&](vec3& p) { p = pts[i++]; });
   };
   auto normal_sum = [&] {
     checksum c;
-    for (const Vertex v : m.vertices()) c.add(m.normal(v));
+    ops.for_each_normal(m, [&](const vec3& n) { c.add(n); });
     return c;
   };
   auto position_checksum = [&] {
     checksum c;
-    for (const Vertex v : m.vertices()) c.add(m.position(v));
+    ops.for_each_position(m, [&](const vec3& p) { c.add(p); });
     return c;
   };
   std::vector<double> ns, no, nt, ss, so, st, sc;
   for (int i = 0; i < runs; ++i) {
-    ns.push_back(timed([&] { compute_normals(m, execution::serial); }));
-    no.push_back(timed([&] { compute_normals(m, execution::openmp); }));
-    nt.push_back(timed([&] { compute_normals(m, execution::tbb); }));
+    ns.push_back(timed([&] { ops.normals(m, execution::serial); }));
+    no.push_back(timed([&] { ops.normals(m, execution::openmp); }));
+    nt.push_back(timed([&] { ops.normals(m, execution::tbb); }));
   }
   add_sum(r, "normal_sum", normal_sum());
   for (int i = 0; i < runs; ++i) {
     reset();
-    ss.push_back(timed([&] { smooth(m, 10, execution::serial); }));
+    ss.push_back(timed([&] { ops.smooth(m, execution::serial); }));
     reset();
-    so.push_back(timed([&] { smooth(m, 10, execution::openmp); }));
+    so.push_back(timed([&] { ops.smooth(m, execution::openmp); }));
     reset();
-    st.push_back(timed([&] { smooth(m, 10, execution::tbb); }));
+    st.push_back(timed([&] { ops.smooth(m, execution::tbb); }));
   }
   add_sum(r, "smooth_sum", position_checksum());
   reset();
   std::size_t refused = 0;
-  for (int i = 0; i < runs; ++i) sc.push_back(timed([&] { refused += split_collapse(m).refused; }));
+  for (int i = 0; i < runs; ++i) sc.push_back(timed([&] { refused += ops.split_collapse(m).refused; }));
   add_sum(r, "final_sum", position_checksum());
   r["normals.serial"] = median(ns), r["normals.openmp"] = median(no), r["normals.tbb"] = median(nt);
   r["smooth10.serial"] = median(ss), r["smooth10.openmp"] = median(so), r["smooth10.tbb"] = median(st);
@@ -148,54 +154,47 @@ results run_travpool(const soup_points& pts, const soup_tris& tris, int runs) {
   return r;
 }
 
-// ----- (d) pointer mesh ---------------------------------------------------------------
+struct column_mesh_ops {
+  const soup_points& pts;
+  const soup_tris& tris;
+  triangle_mesh build() const { return triangle_mesh::from_triangles(pts, tris); }
+  template <class F>
+  static void for_each_position(triangle_mesh& m, F&& f) {
+    m.vertices().for_each([&](Vertex v) { f(m.position(v)); });
+  }
+  template <class F>
+  static void for_each_normal(const triangle_mesh& m, F&& f) {
+    m.vertices().for_each([&](Vertex v) { f(m.normal(v)); });
+  }
+  static void normals(triangle_mesh& m, execution how) { compute_normals(m, how); }
+  static void smooth(triangle_mesh& m, execution how) { travpool::mesh::smooth(m, 10, how); }
+  static split_collapse_result split_collapse(triangle_mesh& m) { return travpool::mesh::split_collapse(m); }
+};
 
+struct pointer_mesh_ops {
+  const soup_points& pts;
+  const soup_tris& tris;
+  bench::pointer::triangle_mesh build() const { return bench::pointer::triangle_mesh::from_triangles(pts, tris); }
+  template <class F>
+  static void for_each_position(bench::pointer::triangle_mesh& m, F&& f) {
+    m.vertices().for_each([&](bench::pointer::vertex& v) { f(v.position()); });
+  }
+  template <class F>
+  static void for_each_normal(const bench::pointer::triangle_mesh& m, F&& f) {
+    for (const bench::pointer::vertex& v : m.vertices()) f(v.normal());
+  }
+  static void normals(bench::pointer::triangle_mesh& m, execution how) { bench::pointer::compute_normals(m, how); }
+  static void smooth(bench::pointer::triangle_mesh& m, execution how) { bench::pointer::smooth(m, 10, how); }
+  static split_collapse_result split_collapse(bench::pointer::triangle_mesh& m) {
+    return bench::pointer::split_collapse(m);
+  }
+};
+
+results run_travpool(const soup_points& pts, const soup_tris& tris, int runs) {
+  return run_pool_mesh<triangle_mesh>(pts, column_mesh_ops{pts, tris}, runs);
+}
 results run_pointer(const soup_points& pts, const soup_tris& tris, int runs) {
-  results r;
-  namespace pm = bench::pointer;
-  pm::triangle_mesh m;
-  r["build"] = timed([&] { m = pm::triangle_mesh::from_triangles(pts, tris); });
-  auto reset = [&] {
-    std::size_t i = 0;
-    m.vertices().for_each([&](pm::vertex& v) { v.position() = pts[i++]; });
-  };
-  auto normal_sum = [&] {
-    checksum c;
-    for (pm::vertex& v : m.vertices()) c.add(v.normal());
-    return c;
-  };
-  auto position_checksum = [&] {
-    checksum c;
-    for (pm::vertex& v : m.vertices()) c.add(v.position());
-    return c;
-  };
-  std::vector<double> ns, no, nt, ss, so, st, sc;
-  for (int i = 0; i < runs; ++i) {
-    ns.push_back(timed([&] { pm::compute_normals(m, execution::serial); }));
-    no.push_back(timed([&] { pm::compute_normals(m, execution::openmp); }));
-    nt.push_back(timed([&] { pm::compute_normals(m, execution::tbb); }));
-  }
-  add_sum(r, "normal_sum", normal_sum());
-  for (int i = 0; i < runs; ++i) {
-    reset();
-    ss.push_back(timed([&] { pm::smooth(m, 10, execution::serial); }));
-    reset();
-    so.push_back(timed([&] { pm::smooth(m, 10, execution::openmp); }));
-    reset();
-    st.push_back(timed([&] { pm::smooth(m, 10, execution::tbb); }));
-  }
-  add_sum(r, "smooth_sum", position_checksum());
-  reset();
-  std::size_t refused = 0;
-  for (int i = 0; i < runs; ++i) sc.push_back(timed([&] { refused += pm::split_collapse(m).refused; }));
-  add_sum(r, "final_sum", position_checksum());
-  r["normals.serial"] = median(ns), r["normals.openmp"] = median(no), r["normals.tbb"] = median(nt);
-  r["smooth10.serial"] = median(ss), r["smooth10.openmp"] = median(so), r["smooth10.tbb"] = median(st);
-  r["split_collapse"] = median(sc);
-  r["V"] = double(m.vertex_count()), r["E"] = double(m.edge_count()), r["F"] = double(m.face_count());
-  r["refused"] = double(refused);
-  r["rss_end"] = double(rss_now_bytes());
-  return r;
+  return run_pool_mesh<bench::pointer::triangle_mesh>(pts, pointer_mesh_ops{pts, tris}, runs);
 }
 
 // ----- (b) vector mesh --------------------------------------------------------------
