@@ -8,11 +8,15 @@
 // Loop subdivision (travpool mesh) until it has at least N faces (default
 // 5,000,000), and exports one triangle soup. Each contender then runs in its
 // own forked child, so that its peak RSS (getrusage of the child) is its own:
-//   (a) travpool  : examples/mesh, parallel loops over pool partitions
+//   (a) travpool  : examples/mesh (column pools, 32-bit handles), parallel
+//                   loops over the column segments of pool partitions
 //                   (OpenMP) and pool ranges (TBB);
 //   (b) vector    : bench/mesh/vector_mesh.hpp, `omp parallel for`;
 //   (c) openmesh  : TriMesh_ArrayKernelT<DefaultTraitsDouble> with status;
-//                   its own update_normals; no parallel iteration.
+//                   its own update_normals; no parallel iteration;
+//   (d) pointer   : bench/mesh/pointer_mesh.hpp, the mesh example before
+//                   the column pool (one struct per element on travpool
+//                   pools, linked by pointers).
 // Every contender builds from the soup, then runs normals and smooth10
 // (serial and parallel) and split_collapse (split every face at its
 // centroid, collapse every new vertex with the link-condition check, and
@@ -46,6 +50,7 @@
 #include "algorithms.hpp"
 #include "generate.hpp"
 #include "io.hpp"
+#include "pointer_ops.hpp"
 #include "timing.hpp"
 #include "vector_mesh.hpp"
 
@@ -94,45 +99,51 @@ void add_sum(results& r, const std::string& key, const checksum& c) {
   r[key + ".x"] = c.sum.x, r[key + ".y"] = c.sum.y, r[key + ".z"] = c.sum.z, r[key + ".abs"] = c.abs;
 }
 
-// ----- (a) travpool ---------------------------------------------------------------
+// ----- (a) travpool and (d) the pointer mesh ------------------------------------
 
-results run_travpool(const soup_points& pts, const soup_tris& tris, int runs) {
+// The protocol of the two meshes on travpool pools, which share it: normals
+// and smooth10 serially, with OpenMP and with TBB, then split_collapse.
+// Ops gives build(m), for_each_position(m, f(vec3&)),
+// for_each_normal(m, f(const vec3&)), normals(m, how), smooth(m, how) and
+// split_collapse(m).
+template <class Mesh, class Ops>
+results run_pool_mesh(const soup_points& pts, Ops ops, int runs) {
   results r;
-  triangle_mesh m;
-  r["build"] = timed([&] { m = triangle_mesh::from_triangles(pts, tris); });
+  Mesh m;
+  r["build"] = timed([&] { m = ops.build(); });
   auto reset = [&] {
     std::size_t i = 0;
-    m.vertices().for_each([&](vertex& v) { v.position() = pts[i++]; });
+    ops.for_each_position(m, [&](vec3& p) { p = pts[i++]; });
   };
   auto normal_sum = [&] {
     checksum c;
-    for (vertex& v : m.vertices()) c.add(v.normal());
+    ops.for_each_normal(m, [&](const vec3& n) { c.add(n); });
     return c;
   };
   auto position_checksum = [&] {
     checksum c;
-    for (vertex& v : m.vertices()) c.add(v.position());
+    ops.for_each_position(m, [&](const vec3& p) { c.add(p); });
     return c;
   };
   std::vector<double> ns, no, nt, ss, so, st, sc;
   for (int i = 0; i < runs; ++i) {
-    ns.push_back(timed([&] { compute_normals(m, execution::serial); }));
-    no.push_back(timed([&] { compute_normals(m, execution::openmp); }));
-    nt.push_back(timed([&] { compute_normals(m, execution::tbb); }));
+    ns.push_back(timed([&] { ops.normals(m, execution::serial); }));
+    no.push_back(timed([&] { ops.normals(m, execution::openmp); }));
+    nt.push_back(timed([&] { ops.normals(m, execution::tbb); }));
   }
   add_sum(r, "normal_sum", normal_sum());
   for (int i = 0; i < runs; ++i) {
     reset();
-    ss.push_back(timed([&] { smooth(m, 10, execution::serial); }));
+    ss.push_back(timed([&] { ops.smooth(m, execution::serial); }));
     reset();
-    so.push_back(timed([&] { smooth(m, 10, execution::openmp); }));
+    so.push_back(timed([&] { ops.smooth(m, execution::openmp); }));
     reset();
-    st.push_back(timed([&] { smooth(m, 10, execution::tbb); }));
+    st.push_back(timed([&] { ops.smooth(m, execution::tbb); }));
   }
   add_sum(r, "smooth_sum", position_checksum());
   reset();
   std::size_t refused = 0;
-  for (int i = 0; i < runs; ++i) sc.push_back(timed([&] { refused += split_collapse(m).refused; }));
+  for (int i = 0; i < runs; ++i) sc.push_back(timed([&] { refused += ops.split_collapse(m).refused; }));
   add_sum(r, "final_sum", position_checksum());
   r["normals.serial"] = median(ns), r["normals.openmp"] = median(no), r["normals.tbb"] = median(nt);
   r["smooth10.serial"] = median(ss), r["smooth10.openmp"] = median(so), r["smooth10.tbb"] = median(st);
@@ -141,6 +152,49 @@ results run_travpool(const soup_points& pts, const soup_tris& tris, int runs) {
   r["refused"] = double(refused);
   r["rss_end"] = double(rss_now_bytes());
   return r;
+}
+
+struct column_mesh_ops {
+  const soup_points& pts;
+  const soup_tris& tris;
+  triangle_mesh build() const { return triangle_mesh::from_triangles(pts, tris); }
+  template <class F>
+  static void for_each_position(triangle_mesh& m, F&& f) {
+    m.vertices().for_each([&](Vertex v) { f(m.position(v)); });
+  }
+  template <class F>
+  static void for_each_normal(const triangle_mesh& m, F&& f) {
+    m.vertices().for_each([&](Vertex v) { f(m.normal(v)); });
+  }
+  static void normals(triangle_mesh& m, execution how) { compute_normals(m, how); }
+  static void smooth(triangle_mesh& m, execution how) { travpool::mesh::smooth(m, 10, how); }
+  static split_collapse_result split_collapse(triangle_mesh& m) { return travpool::mesh::split_collapse(m); }
+};
+
+struct pointer_mesh_ops {
+  const soup_points& pts;
+  const soup_tris& tris;
+  bench::pointer::triangle_mesh build() const { return bench::pointer::triangle_mesh::from_triangles(pts, tris); }
+  template <class F>
+  static void for_each_position(bench::pointer::triangle_mesh& m, F&& f) {
+    m.vertices().for_each([&](bench::pointer::vertex& v) { f(v.position()); });
+  }
+  template <class F>
+  static void for_each_normal(const bench::pointer::triangle_mesh& m, F&& f) {
+    for (const bench::pointer::vertex& v : m.vertices()) f(v.normal());
+  }
+  static void normals(bench::pointer::triangle_mesh& m, execution how) { bench::pointer::compute_normals(m, how); }
+  static void smooth(bench::pointer::triangle_mesh& m, execution how) { bench::pointer::smooth(m, 10, how); }
+  static split_collapse_result split_collapse(bench::pointer::triangle_mesh& m) {
+    return bench::pointer::split_collapse(m);
+  }
+};
+
+results run_travpool(const soup_points& pts, const soup_tris& tris, int runs) {
+  return run_pool_mesh<triangle_mesh>(pts, column_mesh_ops{pts, tris}, runs);
+}
+results run_pointer(const soup_points& pts, const soup_tris& tris, int runs) {
+  return run_pool_mesh<bench::pointer::triangle_mesh>(pts, pointer_mesh_ops{pts, tris}, runs);
 }
 
 // ----- (b) vector mesh --------------------------------------------------------------
@@ -412,6 +466,8 @@ int main(int argc, char** argv) {
   try {
     progress("travpool");
     all["travpool"] = in_child("travpool", [&] { return run_travpool(pts, tris, runs); });
+    progress("pointer");
+    all["pointer"] = in_child("pointer", [&] { return run_pointer(pts, tris, runs); });
     progress("vector");
     all["vector"] = in_child("vector", [&] { return run_vector(pts, tris, runs); });
     progress("openmesh");
@@ -433,7 +489,7 @@ int main(int argc, char** argv) {
       std::snprintf(b, sizeof b, "%9.3f", s);
     return std::string(b);
   };
-  const char* names[] = {"travpool", "vector", "openmesh"};
+  const char* names[] = {"travpool", "pointer", "vector", "openmesh"};
   std::printf("\n%-10s %9s %9s %9s %9s %9s %9s %9s %9s %10s %10s\n", "contender", "build", "norm 1t", "norm omp",
               "norm tbb", "smth 1t", "smth omp", "smth tbb", "splt_col", "peak MiB", "+base MiB");
   for (const char* c : names) {
@@ -459,6 +515,9 @@ int main(int argc, char** argv) {
               get("openmesh", "smooth10.serial") / tp_s, get("vector", "smooth10.openmp") / tp_s,
               get("openmesh", "smooth10.serial") / get("travpool", "smooth10.tbb"),
               get("vector", "smooth10.openmp") / get("travpool", "smooth10.tbb"));
+  std::printf("  vs pointer mesh: normals omp %.2fx, smooth10 omp %.2fx, split_collapse %.2fx\n",
+              get("pointer", "normals.openmp") / tp_n, get("pointer", "smooth10.openmp") / tp_s,
+              get("pointer", "split_collapse") / get("travpool", "split_collapse"));
   std::printf("  split_collapse travpool vs openmesh (+gc): %.2fx   vs vector (+gc): %.2fx\n",
               get("openmesh", "split_collapse") / get("travpool", "split_collapse"),
               get("vector", "split_collapse") / get("travpool", "split_collapse"));
@@ -471,7 +530,7 @@ int main(int argc, char** argv) {
   // Agreement checks.
   bool agree = true;
   std::printf("\nagreement (vs travpool):\n");
-  for (const char* c : {"vector", "openmesh"}) {
+  for (const char* c : {"pointer", "vector", "openmesh"}) {
     for (const char* k : {"V", "E", "F", "refused"}) {
       const bool ok = get(c, k) == get("travpool", k);
       agree &= ok;

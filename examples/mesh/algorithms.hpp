@@ -1,9 +1,9 @@
 // examples/mesh/algorithms.hpp: the Sieger & Botsch mesh-benchmark operations
 // on travpool::mesh::triangle_mesh, serial and parallel.
 //
-// Parallel loops run over the pools' partitions with OpenMP
-// (pool.partition(4 * threads), scheduled dynamically) or over the pools' TBB ranges
-// (tbb::parallel_for(pool.range(), ...)). Each element is computed from the
+// Parallel loops run over the column segments of the pools' partitions
+// with OpenMP (partition(4 * threads), scheduled dynamically) or of the
+// pools' TBB ranges (tbb::parallel_for(range(), ...)). Each element is computed from the
 // same inputs in the same order as in the serial loop, so the parallel
 // results equal the serial ones bit for bit.
 #pragma once
@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <numbers>
 #include <stdexcept>
-#include <unordered_map>
 #include <vector>
 
 #include <tbb/parallel_for.h>
@@ -24,6 +23,7 @@
 #endif
 
 #include "mesh.hpp"
+#include "soup.hpp"
 
 namespace travpool::mesh {
 
@@ -41,37 +41,41 @@ inline const char* to_string(execution e) noexcept {
   return "?";
 }
 
-// Calls f(element) for every live element of `pool`, serially, over
-// pool.partition(4 * threads) with OpenMP, or over pool.range() with TBB. f must
-// not create or destroy elements and must be safe to run concurrently on
-// distinct elements.
-template <class Pool, class F>
-void for_each_element(Pool& pool, execution how, F&& f) {
+// Calls f(handle) for every live element of `elements` (an element_range):
+// serially, a bitmap word at a time; with OpenMP over
+// elements.partition(4 * threads), scheduled dynamically; with TBB over
+// elements.range(). Each part runs over its column segments [first, last),
+// so the inner loop is a plain index loop. f must not create or destroy
+// elements and must be safe to run concurrently on distinct elements.
+template <class Handle, class F>
+void for_each_element(const element_range<Handle>& elements, execution how, F&& f) {
+  auto run_segments = [&](auto runs) {
+    for (const auto s : runs)
+      for (std::uint32_t h = s.first; h < s.last; ++h) f(Handle(h));
+  };
   switch (how) {
     case execution::serial:
-      pool.for_each(f);
+      elements.for_each(f);
       return;
     case execution::openmp: {
 #if defined(_OPENMP)
       const int threads = omp_get_max_threads();
-      if (threads > 1 && pool.bin_count() > 1) {
+      if (threads > 1 && elements.bin_count() > 1) {
         // A few parts per thread, handed out dynamically: a thread slowed
         // down by other load does not hold up the others (as TBB's stealing).
-        auto parts = pool.partition(4 * static_cast<std::size_t>(threads));
+        auto parts = elements.partition(4 * static_cast<std::size_t>(threads));
         const auto n = static_cast<std::ptrdiff_t>(parts.size());
 #pragma omp parallel for schedule(dynamic, 1)
-        for (std::ptrdiff_t i = 0; i < n; ++i)
-          for (auto& e : parts[static_cast<std::size_t>(i)]) f(e);
+        for (std::ptrdiff_t i = 0; i < n; ++i) run_segments(element_pool::segments(parts[static_cast<std::size_t>(i)]));
         return;
       }
 #endif
-      pool.for_each(f);
+      elements.for_each(f);
       return;
     }
     case execution::tbb:
-      tbb::parallel_for(pool.range(), [&](const auto& r) {
-        for (auto& e : r) f(e);
-      });
+      tbb::parallel_for(elements.range(),
+                        [&](const element_pool::range_type& r) { run_segments(element_pool::segments(r)); });
       return;
   }
 }
@@ -87,70 +91,70 @@ struct circulation_counts {
 
 // Runs the three circulators over the whole mesh (the benchmark's
 // "circulators" operation).
-inline circulation_counts circulate_all(triangle_mesh& m) {
+inline circulation_counts circulate_all(const triangle_mesh& m) {
   circulation_counts c;
-  m.vertices().for_each([&](vertex& v) {
-    for ([[maybe_unused]] vertex* w : triangle_mesh::vertices_around(v)) ++c.vertex_vertices;
-    for ([[maybe_unused]] face* f : triangle_mesh::faces_around(v)) ++c.vertex_faces;
+  m.vertices().for_each([&](Vertex v) {
+    for ([[maybe_unused]] Vertex w : m.vertices_around(v)) ++c.vertex_vertices;
+    for ([[maybe_unused]] Face f : m.faces_around(v)) ++c.vertex_faces;
   });
-  m.faces().for_each([&](face& f) {
-    for ([[maybe_unused]] vertex* v : triangle_mesh::vertices_of(f)) ++c.face_vertices;
+  m.faces().for_each([&](Face f) {
+    for ([[maybe_unused]] Vertex v : m.vertices_of(f)) ++c.face_vertices;
   });
   return c;
-}
-
-inline vec3 barycenter(const triangle_mesh& m) {
-  vec3 s;
-  for (const vertex& v : m.vertices()) s += v.position();
-  return m.vertex_count() == 0 ? s : s * (1.0 / static_cast<double>(m.vertex_count()));
 }
 
 // Sum of all positions: an order-independent checksum up to rounding.
 inline vec3 position_sum(const triangle_mesh& m) {
   vec3 s;
-  for (const vertex& v : m.vertices()) s += v.position();
+  for (const Vertex v : m.vertices()) s += m.position(v);
   return s;
+}
+
+inline vec3 barycenter(const triangle_mesh& m) {
+  const vec3 s = position_sum(m);
+  return m.vertex_count() == 0 ? s : s * (1.0 / static_cast<double>(m.vertex_count()));
 }
 
 // --- normals -------------------------------------------------------------------
 
-inline vec3 face_normal(const face& f) noexcept {
-  const auto c = triangle_mesh::corners(f);
-  return normalized(cross(c[1]->position() - c[0]->position(), c[2]->position() - c[0]->position()));
+inline vec3 face_normal(const triangle_mesh& m, Face f) noexcept {
+  const auto c = m.corners(f);
+  const vec3 p0 = m.position(c[0]);
+  return normalized(cross(m.position(c[1]) - p0, m.position(c[2]) - p0));
 }
 
 // Face normals: unit normals of the triangles. Vertex normals: the
 // normalised sum of the incident faces' normals (as OpenMesh's
 // update_vertex_normals). Reads face normals, so faces go first.
 inline void compute_normals(triangle_mesh& m, execution how = execution::serial) {
-  for_each_element(m.faces(), how, [](face& f) { f.normal() = face_normal(f); });
-  for_each_element(m.vertices(), how, [](vertex& v) {
+  for_each_element(m.faces(), how, [&](Face f) { m.normal(f) = face_normal(m, f); });
+  for_each_element(m.vertices(), how, [&](Vertex v) {
     vec3 n;
-    for (face* f : triangle_mesh::faces_around(v)) n += f->normal();
-    v.normal() = normalized(n);
+    for (const Face f : m.faces_around(v)) n += m.normal(f);
+    m.normal(v) = normalized(n);
   });
 }
 
 // --- smoothing -----------------------------------------------------------------
 
 // Uniform Laplacian smoothing, Jacobi style with two buffers (position and
-// scratch, which is the normal's storage: normals are stale afterwards):
-// each iteration moves every interior vertex to the average of
-// its neighbours as they were before the iteration. Boundary and isolated
+// scratch, which is the normal's column: normals are stale afterwards):
+// each iteration moves every interior vertex to the average of its
+// neighbours as they were before the iteration. Boundary and isolated
 // vertices stay.
 inline void smooth(triangle_mesh& m, int iterations, execution how = execution::serial) {
   for (int it = 0; it < iterations; ++it) {
-    for_each_element(m.vertices(), how, [](vertex& v) {
-      if (triangle_mesh::is_boundary(v)) {
-        v.scratch() = v.position();
+    for_each_element(m.vertices(), how, [&](Vertex v) {
+      if (m.is_boundary(v) || m.is_isolated(v)) {
+        m.scratch(v) = m.position(v);
         return;
       }
       vec3 s;
       std::size_t n = 0;
-      for (vertex* w : triangle_mesh::vertices_around(v)) s += w->position(), ++n;
-      v.scratch() = s * (1.0 / static_cast<double>(n));
+      for (const Vertex w : m.vertices_around(v)) s += m.position(w), ++n;
+      m.scratch(v) = s * (1.0 / static_cast<double>(n));
     });
-    for_each_element(m.vertices(), how, [](vertex& v) { v.position() = v.scratch(); });
+    for_each_element(m.vertices(), how, [&](Vertex v) { m.position(v) = m.scratch(v); });
   }
 }
 
@@ -158,61 +162,58 @@ inline void smooth(triangle_mesh& m, int iterations, execution how = execution::
 
 // One level of Loop subdivision (Loop 1987; boundary rules of Hoppe et al.):
 // every triangle becomes four. In place: the old vertices' new positions go
-// to their scratch buffers (normals are stale afterwards), every old edge gets a new vertex at its edge
-// point, then every old face (a hexagon by now) has its three corners cut.
-// Faces' half() ends at a new vertex after the edge splits, which tells
-// corners from new vertices without a flag.
+// to their scratch buffers (normals are stale afterwards), every old edge
+// gets a new vertex at its edge point, then every old face (a hexagon by
+// now) has its three corners cut. A face's halfedge() ends at a new vertex
+// after the edge splits, which tells corners from new vertices without a
+// flag.
 inline void loop_subdivide(triangle_mesh& m) {
   // 1. New positions of the old vertices.
-  m.vertices().for_each([](vertex& v) {
-    if (v.is_isolated()) {
-      v.scratch() = v.position();
+  m.vertices().for_each([&](Vertex v) {
+    if (m.is_isolated(v)) {
+      m.scratch(v) = m.position(v);
       return;
     }
-    if (triangle_mesh::is_boundary(v)) {
-      halfedge* b = v.out();  // boundary: v -> next
-      const vec3 p = 0.75 * v.position() + 0.125 * (b->to()->position() + b->prev()->from()->position());
-      v.scratch() = p;
+    if (m.is_boundary(v)) {
+      const Halfedge b = m.out(v);  // boundary: v -> next
+      m.scratch(v) = 0.75 * m.position(v) + 0.125 * (m.position(m.to(b)) + m.position(m.from(m.prev(b))));
       return;
     }
     vec3 s;
     std::size_t n = 0;
-    for (vertex* w : triangle_mesh::vertices_around(v)) s += w->position(), ++n;
+    for (const Vertex w : m.vertices_around(v)) s += m.position(w), ++n;
     const double dn = static_cast<double>(n);
     const double t = 0.375 + 0.25 * std::cos(2 * std::numbers::pi / dn);
     const double beta = (0.625 - t * t) / dn;
-    v.scratch() = (1.0 - dn * beta) * v.position() + beta * s;
+    m.scratch(v) = (1.0 - dn * beta) * m.position(v) + beta * s;
   });
   // 2. Edge points of the old edges.
-  std::vector<edge*> old_edges;
+  std::vector<Edge> old_edges;
   old_edges.reserve(m.edge_count());
   std::vector<vec3> points;
   points.reserve(m.edge_count());
-  for (edge& e : m.edges()) {
-    halfedge* h0 = e.half(0);
-    halfedge* h1 = e.half(1);
-    const vec3 a = h0->to()->position(), b = h1->to()->position();
-    old_edges.push_back(&e);
-    if (e.is_boundary())
+  for (const Edge e : m.edges()) {
+    const Halfedge h0 = e.halfedge(0), h1 = e.halfedge(1);
+    const vec3 a = m.position(m.to(h0)), b = m.position(m.to(h1));
+    old_edges.push_back(e);
+    if (m.is_boundary(e))
       points.push_back(0.5 * (a + b));
     else
-      points.push_back(0.375 * (a + b) + 0.125 * (h0->next()->to()->position() + h1->next()->to()->position()));
+      points.push_back(0.375 * (a + b) + 0.125 * (m.position(m.to(m.next(h0))) + m.position(m.to(m.next(h1)))));
   }
-  std::vector<face*> old_faces;
-  old_faces.reserve(m.face_count());
-  for (face& f : m.faces()) old_faces.push_back(&f);
+  std::vector<Face> old_faces(m.faces().begin(), m.faces().end());
   // 3. Split every old edge.
   for (std::size_t i = 0; i < old_edges.size(); ++i)
-    m.insert_vertex(*old_edges[i]->half(0), points[i])->scratch() = points[i];
+    m.scratch(m.insert_vertex(old_edges[i].halfedge(0), points[i])) = points[i];
   old_edges = {};
   points = {};
-  // 4. Cut the corners of every old face: f.half() ends at a new vertex.
-  for (face* f : old_faces) {
-    halfedge* h = f->half();
-    for (int i = 0; i < 3; ++i) h = m.insert_edge(*h, *h->next()->next());
+  // 4. Cut the corners of every old face: halfedge(f) ends at a new vertex.
+  for (const Face f : old_faces) {
+    Halfedge h = m.halfedge(f);
+    for (int i = 0; i < 3; ++i) h = m.insert_edge(h, m.next(m.next(h)));
   }
-  // 5. Move the old vertices (the new ones hold their position in scratch).
-  m.vertices().for_each([](vertex& v) { v.position() = v.scratch(); });
+  // 5. Move the vertices (the new ones hold their position in scratch).
+  m.vertices().for_each([&](Vertex v) { m.position(v) = m.scratch(v); });
 }
 
 // --- split and collapse ----------------------------------------------------------
@@ -229,59 +230,31 @@ struct split_collapse_result {
 // original mesh moves or is renumbered; nothing needs garbage collection.
 inline split_collapse_result split_collapse(triangle_mesh& m) {
   split_collapse_result r;
-  std::vector<face*> faces;
-  faces.reserve(m.face_count());
-  for (face& f : m.faces()) faces.push_back(&f);
-  std::vector<vertex*> added;
+  std::vector<Face> faces(m.faces().begin(), m.faces().end());
+  std::vector<Vertex> added;
   added.reserve(faces.size());
-  for (face* f : faces) {
-    const auto c = triangle_mesh::corners(*f);
-    const vec3 p = (c[0]->position() + c[1]->position() + c[2]->position()) * (1.0 / 3.0);
-    added.push_back(m.split(*f, p));
+  for (const Face f : faces) {
+    const auto c = m.corners(f);
+    const vec3 p = (m.position(c[0]) + m.position(c[1]) + m.position(c[2])) * (1.0 / 3.0);
+    added.push_back(m.split(f, p));
   }
   r.split = faces.size();
   faces = {};
-  for (vertex* v : added) {
-    halfedge* chosen = nullptr;
-    for (halfedge* h : triangle_mesh::out_halfedges(*v))
-      if (triangle_mesh::is_collapse_ok(*h)) {
+  for (const Vertex v : added) {
+    Halfedge chosen;
+    for (const Halfedge h : m.out_halfedges(v))
+      if (m.is_collapse_ok(h)) {
         chosen = h;
         break;
       }
-    if (chosen == nullptr) {
+    if (!chosen.is_valid()) {
       ++r.refused;
       continue;
     }
-    m.collapse(*chosen);
+    m.collapse(chosen);
     ++r.collapsed;
   }
   return r;
-}
-
-// --- export ------------------------------------------------------------------------
-
-// Numbers the vertices 0, 1, ... in traversal order.
-inline std::unordered_map<const vertex*, std::uint32_t> vertex_numbers(const triangle_mesh& m) {
-  std::unordered_map<const vertex*, std::uint32_t> n;
-  n.reserve(m.vertex_count());
-  std::uint32_t i = 0;
-  for (const vertex& v : m.vertices()) n.emplace(&v, i++);
-  return n;
-}
-
-// Writes the mesh as a triangle soup, numbering vertices in traversal order.
-inline void to_triangles(const triangle_mesh& m, std::vector<vec3>& points,
-                         std::vector<std::array<std::uint32_t, 3>>& triangles) {
-  points.clear();
-  triangles.clear();
-  points.reserve(m.vertex_count());
-  triangles.reserve(m.face_count());
-  const auto number = vertex_numbers(m);
-  for (const vertex& v : m.vertices()) points.push_back(v.position());
-  for (const face& f : m.faces()) {
-    const auto c = triangle_mesh::corners(f);
-    triangles.push_back({number.at(c[0]), number.at(c[1]), number.at(c[2])});
-  }
 }
 
 }  // namespace travpool::mesh

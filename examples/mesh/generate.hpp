@@ -8,14 +8,9 @@
 
 #include "algorithms.hpp"
 #include "mesh.hpp"
+#include "soup.hpp"
 
 namespace travpool::mesh {
-
-struct soup {
-  std::vector<vec3> points;
-  std::vector<std::array<std::uint32_t, 3>> triangles;
-  triangle_mesh build() const { return triangle_mesh::from_triangles(points, triangles); }
-};
 
 inline soup tetrahedron_soup() {
   return {{{1, 1, 1}, {-1, -1, 1}, {-1, 1, -1}, {1, -1, -1}}, {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}}};
@@ -66,7 +61,7 @@ inline soup icosahedron_soup() {
 inline triangle_mesh sphere(int levels) {
   triangle_mesh m = icosahedron_soup().build();
   for (int i = 0; i < levels; ++i) loop_subdivide(m);
-  m.vertices().for_each([](vertex& v) { v.position() = normalized(v.position()); });
+  m.vertices().for_each([&](Vertex v) { m.position(v) = normalized(m.position(v)); });
   return m;
 }
 

@@ -2,7 +2,7 @@
 // and writers share (io.hpp, io_ply.hpp).
 //
 // Design: a reader turns a whole file held in memory into a triangle soup
-// (generate.hpp) plus, per triangle, the place it came from (a line, or a
+// (soup.hpp) plus, per triangle, the place it came from (a line, or a
 // byte offset in a binary file). The soup is then built into a mesh by
 // build_located(), which turns a topology_error of triangle t into an
 // io_error at that triangle's place. Readers therefore know nothing about
@@ -26,9 +26,8 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithms.hpp"
-#include "generate.hpp"
 #include "mesh.hpp"
+#include "soup.hpp"
 
 namespace travpool::mesh {
 
@@ -248,14 +247,12 @@ class output_file {
 // on_triangle(std::array<std::uint32_t, 3>) for every face, with vertices
 // numbered 0, 1, ... in that order. Complexity O(V + F).
 template <class OnVertex, class OnTriangle>
-void for_each_element(triangle_mesh& m, OnVertex&& on_vertex, OnTriangle&& on_triangle) {
+void for_each_element(const triangle_mesh& m, OnVertex&& on_vertex, OnTriangle&& on_triangle) {
   const auto number = vertex_numbers(m);
-  m.vertices().for_each([&](vertex& v) { on_vertex(v.position()); });
-  m.faces().for_each([&](face& f) {
-    std::array<std::uint32_t, 3> t{};
-    std::size_t k = 0;
-    for (vertex* v : triangle_mesh::vertices_of(f)) t[k++] = number.at(v);
-    on_triangle(t);
+  m.vertices().for_each([&](Vertex v) { on_vertex(m.position(v)); });
+  m.faces().for_each([&](Face f) {
+    const auto c = m.corners(f);
+    on_triangle(std::array<std::uint32_t, 3>{number.at(c[0]), number.at(c[1]), number.at(c[2])});
   });
 }
 

@@ -6,7 +6,8 @@
 // Without --input it generates an icosahedron and applies 9 Loop levels
 // (5,242,880 faces); with --input, K defaults to 0. It then runs the mesh
 // benchmark suite serially, with OpenMP over the pools' partitions and with
-// TBB over the pools' ranges, and prints a table. --output writes the mesh
+// TBB over the pools' ranges (each parallel time the median of 3 runs),
+// and prints a table. --output writes the mesh
 // after subdivision and smoothing. --json writes the main timings.
 // Exit status: 0 on success, 1 on bad input, 2 on a bad command line.
 
@@ -114,24 +115,28 @@ using timing::timed;
   std::fflush(stderr);
 }
 
-std::vector<vec3> positions(triangle_mesh& m) {
+std::vector<vec3> positions(const triangle_mesh& m) {
   std::vector<vec3> p;
   p.reserve(m.vertex_count());
-  m.vertices().for_each([&](vertex& v) { p.push_back(v.position()); });
+  m.vertices().for_each([&](Vertex v) { p.push_back(m.position(v)); });
+  return p;
+}
+std::vector<vec3> normals(const triangle_mesh& m) {
+  std::vector<vec3> p;
+  p.reserve(m.vertex_count());
+  m.vertices().for_each([&](Vertex v) { p.push_back(m.normal(v)); });
   return p;
 }
 void set_positions(triangle_mesh& m, const std::vector<vec3>& p) {
   std::size_t i = 0;
-  m.vertices().for_each([&](vertex& v) { v.position() = p[i++]; });
+  m.vertices().for_each([&](Vertex v) { m.position(v) = p[i++]; });
 }
-template <class Get>
-double max_rel_error(triangle_mesh& m, const std::vector<vec3>& ref, Get get) {
+void clear_normals(triangle_mesh& m) {
+  m.vertices().for_each([&](Vertex v) { m.normal(v) = {}; });
+}
+double max_rel_error(const std::vector<vec3>& got, const std::vector<vec3>& ref) {
   double e = 0;
-  std::size_t i = 0;
-  m.vertices().for_each([&](vertex& v) {
-    const vec3& r = ref[i++];
-    e = std::max(e, norm(get(v) - r) / std::max(norm(r), 1e-300));
-  });
+  for (std::size_t i = 0; i < ref.size(); ++i) e = std::max(e, norm(got[i] - ref[i]) / std::max(norm(ref[i]), 1e-300));
   return e;
 }
 
@@ -177,7 +182,7 @@ int run(const options& o) {
 
   const double t_start = now();
   std::vector<row> rows;
-  auto counts = [](triangle_mesh& m, row r) {
+  auto counts = [](const triangle_mesh& m, row r) {
     r.v = m.vertex_count(), r.e = m.edge_count(), r.f = m.face_count();
     return r;
   };
@@ -218,36 +223,35 @@ int run(const options& o) {
   vec3 center;
   rows.push_back(counts(m, {.op = "barycenter", .serial = timed([&] { center = barycenter(m); })}));
 
-  // Normals: serial, then OpenMP and TBB; all must agree.
-  progress("normals (serial, openmp, tbb)");
+  // Normals: serial, then OpenMP and TBB; all must agree. Each time is the
+  // median of 3 runs.
+  constexpr int runs = 3;
+  progress("normals (serial, openmp, tbb; median of %d)", runs);
   row rn{.op = "normals"};
-  rn.serial = timed([&] { compute_normals(m, execution::serial); });
-  std::vector<vec3> ref_normals;
-  ref_normals.reserve(m.vertex_count());
-  m.vertices().for_each([&](vertex& v) { ref_normals.push_back(v.normal()); });
+  auto no_reset = [] {};
+  rn.serial = timing::median_time(runs, no_reset, [&] { compute_normals(m, execution::serial); });
+  const auto ref_normals = normals(m);
   double err = 0;
-  m.vertices().for_each([](vertex& v) { v.normal() = {}; });
-  rn.omp = timed([&] { compute_normals(m, execution::openmp); });
-  err = std::max(err, max_rel_error(m, ref_normals, [](vertex& v) { return v.normal(); }));
-  m.vertices().for_each([](vertex& v) { v.normal() = {}; });
-  rn.tbb = timed([&] { compute_normals(m, execution::tbb); });
-  err = std::max(err, max_rel_error(m, ref_normals, [](vertex& v) { return v.normal(); }));
+  rn.omp = timing::median_time(
+      runs, [&] { clear_normals(m); }, [&] { compute_normals(m, execution::openmp); });
+  err = std::max(err, max_rel_error(normals(m), ref_normals));
+  rn.tbb = timing::median_time(
+      runs, [&] { clear_normals(m); }, [&] { compute_normals(m, execution::tbb); });
+  err = std::max(err, max_rel_error(normals(m), ref_normals));
   rows.push_back(counts(m, rn));
-  ref_normals = {};
 
-  progress("smooth10 (serial, openmp, tbb)");
+  progress("smooth10 (serial, openmp, tbb; median of %d)", runs);
   row rs{.op = "smooth10"};
   const auto start = positions(m);
-  rs.serial = timed([&] { smooth(m, 10, execution::serial); });
+  auto restart = [&] { set_positions(m, start); };
+  rs.serial = timing::median_time(runs, restart, [&] { smooth(m, 10, execution::serial); });
   const auto ref_smooth = positions(m);
-  set_positions(m, start);
-  rs.omp = timed([&] { smooth(m, 10, execution::openmp); });
-  err = std::max(err, max_rel_error(m, ref_smooth, [](vertex& v) { return v.position(); }));
-  set_positions(m, start);
-  rs.tbb = timed([&] { smooth(m, 10, execution::tbb); });
-  err = std::max(err, max_rel_error(m, ref_smooth, [](vertex& v) { return v.position(); }));
+  rs.omp = timing::median_time(runs, restart, [&] { smooth(m, 10, execution::openmp); });
+  err = std::max(err, max_rel_error(positions(m), ref_smooth));
+  rs.tbb = timing::median_time(runs, restart, [&] { smooth(m, 10, execution::tbb); });
+  err = std::max(err, max_rel_error(positions(m), ref_smooth));
   rows.push_back(counts(m, rs));
-  if (err > 1e-12) throw std::logic_error("parallel results differ from the serial ones");
+  if (err != 0) throw std::logic_error("parallel results differ from the serial ones");
 
   double t_write = 0;
   if (!o.output.empty()) {

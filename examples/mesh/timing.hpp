@@ -4,7 +4,9 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
+#include <vector>
 
 namespace travpool::mesh::timing {
 
@@ -19,6 +21,19 @@ double timed(F&& f) {
   const double t0 = now();
   f();
   return now() - t0;
+}
+
+// Runs reset() (untimed) then f() (timed), `runs` times; returns the median
+// wall time of f in seconds, so that one noisy run cannot decide a speedup.
+template <class Reset, class F>
+double median_time(int runs, Reset&& reset, F&& f) {
+  std::vector<double> t;
+  for (int i = 0; i < runs; ++i) {
+    reset();
+    t.push_back(timed(f));
+  }
+  std::sort(t.begin(), t.end());
+  return t.empty() ? 0.0 : t[t.size() / 2];
 }
 
 // Peak resident memory of this process so far (getrusage's ru_maxrss), in bytes.

@@ -1,5 +1,6 @@
-// Tests of the travpool halfedge mesh: every operation on a tetrahedron, a
-// cube, an open grid and a generated sphere, with validate() after each.
+// Tests of the travpool halfedge mesh: every Sieger-Botsch operation on a
+// tetrahedron, a cube, an open grid and a generated sphere, with validate()
+// after each (the editing API: mesh_api_test.cpp).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -13,8 +14,11 @@
 #include "algorithms.hpp"
 #include "generate.hpp"
 #include "mesh.hpp"
+#include "soup.hpp"
+#include "test_meshes.hpp"
 
 using namespace travpool::mesh;
+using namespace travpool::mesh::testing;
 
 namespace {
 
@@ -35,32 +39,6 @@ std::vector<named_mesh> small_meshes() {
 
 long euler(const triangle_mesh& m) {
   return static_cast<long>(m.vertex_count()) - static_cast<long>(m.edge_count()) + static_cast<long>(m.face_count());
-}
-
-// The triangles as sorted triples of vertex pointers, rotated to start at
-// the smallest pointer (orientation kept).
-std::vector<std::array<const vertex*, 3>> triangle_set(const triangle_mesh& m) {
-  std::vector<std::array<const vertex*, 3>> t;
-  for (const face& f : m.faces()) {
-    auto c = triangle_mesh::corners(f);
-    std::array<const vertex*, 3> a{c[0], c[1], c[2]};
-    std::rotate(a.begin(), std::min_element(a.begin(), a.end()), a.end());
-    t.push_back(a);
-  }
-  std::sort(t.begin(), t.end());
-  return t;
-}
-
-std::vector<vec3> positions(const triangle_mesh& m) {
-  std::vector<vec3> p;
-  for (const vertex& v : m.vertices()) p.push_back(v.position());
-  return p;
-}
-
-std::vector<vec3> vertex_normals(const triangle_mesh& m) {
-  std::vector<vec3> p;
-  for (const vertex& v : m.vertices()) p.push_back(v.normal());
-  return p;
 }
 
 double max_rel_diff(const std::vector<vec3>& a, const std::vector<vec3>& b) {
@@ -96,24 +74,29 @@ TEST_CASE("circulators visit every neighbour", "[mesh]") {
     CHECK(c.face_vertices == 3 * m.face_count());
     CHECK(c.vertex_faces == 3 * m.face_count());
     // Every neighbour found by the circulator is connected back.
-    for (vertex& v : m.vertices())
-      for (vertex* w : triangle_mesh::vertices_around(v)) REQUIRE(triangle_mesh::find_halfedge(*w, v) != nullptr);
+    for (const Vertex v : m.vertices())
+      for (const Vertex w : m.vertices_around(v)) REQUIRE(m.find_halfedge(w, v).is_valid());
     // Every face around v has v as a corner.
-    for (vertex& v : m.vertices())
-      for (face* f : triangle_mesh::faces_around(v)) {
-        const auto k = triangle_mesh::corners(*f);
-        REQUIRE(std::count(k.begin(), k.end(), &v) == 1);
+    for (const Vertex v : m.vertices())
+      for (const Face f : m.faces_around(v)) {
+        const auto k = m.corners(f);
+        REQUIRE(std::count(k.begin(), k.end(), v) == 1);
+        // The face's own circulators agree with corners().
+        std::vector<Vertex> around(m.vertices_of(f).begin(), m.vertices_of(f).end());
+        REQUIRE(around == std::vector<Vertex>(k.begin(), k.end()));
+        std::size_t hs = 0;
+        for (const Halfedge h : m.halfedges_of(f)) REQUIRE((m.face(h) == f && ++hs <= 3));
       }
     m.validate();
   }
   auto cube = cube_soup().build();
   // The cube's corners have valence 3 or 6 (two triangles per side).
   std::map<std::size_t, int> valences;
-  for (vertex& v : cube.vertices()) ++valences[triangle_mesh::valence(v)];
+  for (const Vertex v : cube.vertices()) ++valences[cube.valence(v)];
   CHECK(valences[3] + valences[4] + valences[5] + valences[6] == 8);
   auto grid = grid_soup(3).build();
   std::size_t boundary = 0;
-  for (vertex& v : grid.vertices()) boundary += triangle_mesh::is_boundary(v);
+  for (const Vertex v : grid.vertices()) boundary += grid.is_boundary(v);
   CHECK(boundary == 12);
 }
 
@@ -134,23 +117,23 @@ TEST_CASE("normals point outwards, are unit, and parallel equals serial", "[mesh
     compute_normals(m);
     m.validate();
     const vec3 center = barycenter(m);
-    for (face& f : m.faces()) {
-      CHECK(norm(f.normal()) == Approx(1.0));
-      const auto c = triangle_mesh::corners(f);
-      const vec3 centroid = (c[0]->position() + c[1]->position() + c[2]->position()) * (1.0 / 3);
+    for (const Face f : m.faces()) {
+      CHECK(norm(m.normal(f)) == Approx(1.0));
+      const auto c = m.corners(f);
+      const vec3 centroid = (m.position(c[0]) + m.position(c[1]) + m.position(c[2])) * (1.0 / 3);
       if (name == "grid")
-        CHECK(f.normal().z == Approx(1.0));
+        CHECK(m.normal(f).z == Approx(1.0));
       else
-        CHECK(dot(f.normal(), centroid - center) > 0);
+        CHECK(dot(m.normal(f), centroid - center) > 0);
     }
-    for (vertex& v : m.vertices()) CHECK(norm(v.normal()) == Approx(1.0));
+    for (const Vertex v : m.vertices()) CHECK(norm(m.normal(v)) == Approx(1.0));
     const auto serial = vertex_normals(m);
-    for (vertex& v : m.vertices()) v.normal() = {};
+    for (const Vertex v : m.vertices()) m.normal(v) = {};
     compute_normals(m, execution::openmp);
-    CHECK(max_rel_diff(serial, vertex_normals(m)) <= 1e-12);
-    for (vertex& v : m.vertices()) v.normal() = {};
+    CHECK(serial == vertex_normals(m));  // bit for bit
+    for (const Vertex v : m.vertices()) m.normal(v) = {};
     compute_normals(m, execution::tbb);
-    CHECK(max_rel_diff(serial, vertex_normals(m)) <= 1e-12);
+    CHECK(serial == vertex_normals(m));
     m.validate();
   }
 }
@@ -162,18 +145,18 @@ TEST_CASE("uniform Laplacian smoothing, serial and parallel", "[mesh]") {
     std::vector<std::vector<vec3>> results;
     for (auto how : {execution::serial, execution::openmp, execution::tbb}) {
       std::size_t i = 0;
-      for (vertex& v : m.vertices()) v.position() = before[i++];
+      for (const Vertex v : m.vertices()) m.position(v) = before[i++];
       smooth(m, 10, how);
       m.validate();
       results.push_back(positions(m));
     }
-    CHECK(max_rel_diff(results[0], results[1]) <= 1e-12);
-    CHECK(max_rel_diff(results[0], results[2]) <= 1e-12);
+    CHECK(results[0] == results[1]);  // bit for bit
+    CHECK(results[0] == results[2]);
     if (name == "grid") {
       // Boundary vertices stay; the flat grid stays flat.
       std::size_t i = 0;
-      for (vertex& v : m.vertices()) {
-        if (triangle_mesh::is_boundary(v)) CHECK(results[0][i] == before[i]);
+      for (const Vertex v : m.vertices()) {
+        if (m.is_boundary(v)) CHECK(results[0][i] == before[i]);
         CHECK(results[0][i].z == 0.0);
         ++i;
       }
@@ -184,10 +167,10 @@ TEST_CASE("uniform Laplacian smoothing, serial and parallel", "[mesh]") {
   // One Jacobi step on the cube by hand: a corner moves to its neighbours' mean.
   auto cube = cube_soup().build();
   std::vector<vec3> expect;
-  for (vertex& v : cube.vertices()) {
+  for (const Vertex v : cube.vertices()) {
     vec3 s;
     int n = 0;
-    for (vertex* w : triangle_mesh::vertices_around(v)) s += w->position(), ++n;
+    for (const Vertex w : cube.vertices_around(v)) s += cube.position(w), ++n;
     expect.push_back(s * (1.0 / n));
   }
   smooth(cube, 1);
@@ -204,9 +187,9 @@ TEST_CASE("Loop subdivision", "[mesh]") {
     CHECK(m.face_count() == 4 * f);
     CHECK(m.edge_count() == 2 * e + 3 * f);
     CHECK(euler(m) == chi);
-    for (face& fc : m.faces()) REQUIRE(norm(face_normal(fc)) == Approx(1.0));
+    for (const Face fc : m.faces()) REQUIRE(norm(face_normal(m, fc)) == Approx(1.0));
     if (name == "grid")
-      for (vertex& w : m.vertices()) CHECK(w.position().z == 0.0);
+      for (const Vertex w : m.vertices()) CHECK(m.position(w).z == 0.0);
   }
   // A regular tetrahedron keeps its centre; the valence-3 rule by hand.
   auto t = tetrahedron_soup().build();
@@ -214,15 +197,15 @@ TEST_CASE("Loop subdivision", "[mesh]") {
   CHECK(norm(barycenter(t)) < 1e-12);
   // Old vertex (1,1,1): n = 3, beta = 3/16, new = (1 - 9/16) p + 3/16 * sum(others) = 7/16 p - 3/16 p.
   bool found = false;
-  for (vertex& w : t.vertices())
-    if (norm(w.position() - vec3{0.25, 0.25, 0.25}) < 1e-12) found = true;
+  for (const Vertex w : t.vertices())
+    if (norm(t.position(w) - vec3{0.25, 0.25, 0.25}) < 1e-12) found = true;
   CHECK(found);
   // Open grid: a boundary edge point is the midpoint.
   auto g = grid_soup(1).build();
   loop_subdivide(g);
   found = false;
-  for (vertex& w : g.vertices())
-    if (w.position() == vec3{0.5, 0, 0}) found = true;
+  for (const Vertex w : g.vertices())
+    if (g.position(w) == vec3{0.5, 0, 0}) found = true;
   CHECK(found);
 }
 
@@ -230,8 +213,8 @@ TEST_CASE("split_collapse restores the connectivity without moving anything", "[
   for (auto& [name, m, chi] : small_meshes()) {
     INFO(name);
     const auto tris = triangle_set(m);
-    std::vector<std::pair<const vertex*, vec3>> where;
-    for (vertex& v : m.vertices()) where.emplace_back(&v, v.position());
+    std::vector<std::pair<Vertex, vec3>> where;
+    for (const Vertex v : m.vertices()) where.emplace_back(v, m.position(v));
     const auto v = m.vertex_count(), e = m.edge_count(), f = m.face_count();
     const auto r = split_collapse(m);
     m.validate();
@@ -241,10 +224,10 @@ TEST_CASE("split_collapse restores the connectivity without moving anything", "[
     CHECK(m.vertex_count() == v);
     CHECK(m.edge_count() == e);
     CHECK(m.face_count() == f);
-    // Same vertices at the same addresses and positions, same triangles.
+    // Same vertex handles at the same positions, same triangles.
     for (const auto& [p, pos] : where) {
-      REQUIRE(m.vertices().contains(p));
-      CHECK(p->position() == pos);
+      REQUIRE(m.is_live(p));
+      CHECK(m.position(p) == pos);
     }
     CHECK(triangle_set(m) == tris);
   }
@@ -252,31 +235,31 @@ TEST_CASE("split_collapse restores the connectivity without moving anything", "[
 
 TEST_CASE("face split alone", "[mesh]") {
   auto m = cube_soup().build();
-  face* f = &*m.faces().begin();
-  vertex* v = m.split(*f, {0.5, 0.5, -0.1});
+  const Face f = *m.faces().begin();
+  const Vertex v = m.split(f, {0.5, 0.5, -0.1});
   m.validate();
   CHECK(m.face_count() == 14);
   CHECK(m.edge_count() == 21);
   CHECK(m.vertex_count() == 9);
-  CHECK(triangle_mesh::valence(*v) == 3);
+  CHECK(m.valence(v) == 3);
 }
 
 TEST_CASE("edge collapse checks the link condition", "[mesh]") {
   SECTION("one collapse on each small mesh") {
     for (auto& [name, m, chi] : small_meshes()) {
       INFO(name);
-      halfedge* ok = nullptr;
-      for (edge& e : m.edges())
-        for (unsigned s = 0; s < 2 && ok == nullptr; ++s)
-          if (triangle_mesh::is_collapse_ok(*e.half(s))) ok = e.half(s);
+      Halfedge ok;
+      for (const Edge e : m.edges())
+        for (unsigned s = 0; s < 2 && !ok.is_valid(); ++s)
+          if (m.is_collapse_ok(e.halfedge(s))) ok = e.halfedge(s);
       if (name == "tetrahedron") {
-        CHECK(ok == nullptr);
+        CHECK_FALSE(ok.is_valid());
         continue;
       }
-      REQUIRE(ok != nullptr);
-      const bool boundary = ok->edge()->is_boundary();
+      REQUIRE(ok.is_valid());
+      const bool boundary = m.is_boundary(ok.edge());
       const auto v = m.vertex_count(), e = m.edge_count(), f = m.face_count();
-      m.collapse(*ok);
+      m.collapse(ok);
       m.validate();
       CHECK(m.vertex_count() == v - 1);
       CHECK(m.edge_count() == e - (boundary ? 2 : 3));
@@ -286,59 +269,58 @@ TEST_CASE("edge collapse checks the link condition", "[mesh]") {
   }
   SECTION("a tetrahedron refuses every collapse") {
     auto t = tetrahedron_soup().build();
-    for (edge& e : t.edges())
-      for (unsigned s = 0; s < 2; ++s) CHECK_FALSE(triangle_mesh::is_collapse_ok(*e.half(s)));
+    for (const Edge e : t.edges())
+      for (unsigned s = 0; s < 2; ++s) CHECK_FALSE(t.is_collapse_ok(e.halfedge(s)));
   }
   SECTION("an interior edge on the sphere") {
     auto m = sphere(1);
-    halfedge* h = m.edges().begin()->half(0);
-    vertex* keep = h->to();
-    vertex* gone = h->from();
-    REQUIRE(triangle_mesh::is_collapse_ok(*h));
+    const Halfedge h = (*m.edges().begin()).halfedge(0);
+    const Vertex keep = m.to(h);
+    const Vertex gone = m.from(h);
+    REQUIRE(m.is_collapse_ok(h));
     const auto v = m.vertex_count(), e = m.edge_count(), f = m.face_count();
-    const auto val = triangle_mesh::valence(*keep) + triangle_mesh::valence(*gone) - 4;
-    m.collapse(*h);
+    const auto val = m.valence(keep) + m.valence(gone) - 4;
+    m.collapse(h);
     m.validate();
     CHECK(m.vertex_count() == v - 1);
     CHECK(m.edge_count() == e - 3);
     CHECK(m.face_count() == f - 2);
-    CHECK(m.vertices().contains(keep));
-    CHECK_FALSE(m.vertices().contains(gone));
-    CHECK(triangle_mesh::valence(*keep) == val);
+    CHECK(m.is_live(keep));
+    CHECK_FALSE(m.is_live(gone));
+    CHECK(m.valence(keep) == val);
   }
   SECTION("a boundary edge on the grid, and an interior edge between boundary vertices") {
     auto g = grid_soup(3).build();
-    halfedge* boundary = nullptr;
-    halfedge* chord = nullptr;
-    for (edge& e : g.edges()) {
-      halfedge* h = e.half(0);
-      const bool both = triangle_mesh::is_boundary(*h->to()) && triangle_mesh::is_boundary(*h->from());
-      halfedge* inner = h->is_boundary() ? h->opposite() : h;
-      if (e.is_boundary() && boundary == nullptr && triangle_mesh::is_collapse_ok(*inner)) boundary = inner;
-      if (!e.is_boundary() && both) chord = h;
+    Halfedge boundary;
+    Halfedge chord;
+    for (const Edge e : g.edges()) {
+      const Halfedge h = e.halfedge(0);
+      const bool both = g.is_boundary(g.to(h)) && g.is_boundary(g.from(h));
+      const Halfedge inner = g.is_boundary(h) ? h.opposite() : h;
+      if (g.is_boundary(e) && !boundary.is_valid() && g.is_collapse_ok(inner)) boundary = inner;
+      if (!g.is_boundary(e) && both) chord = h;
     }
-    REQUIRE(chord != nullptr);
-    CHECK_FALSE(triangle_mesh::is_collapse_ok(*chord));
-    REQUIRE(boundary != nullptr);
-    REQUIRE(triangle_mesh::is_collapse_ok(*boundary));
+    REQUIRE(chord.is_valid());
+    CHECK_FALSE(g.is_collapse_ok(chord));
+    REQUIRE(boundary.is_valid());
+    REQUIRE(g.is_collapse_ok(boundary));
     const auto v = g.vertex_count(), e = g.edge_count(), f = g.face_count();
-    g.collapse(*boundary);
+    g.collapse(boundary);
     g.validate();
     CHECK(g.vertex_count() == v - 1);
     CHECK(g.edge_count() == e - 2);
     CHECK(g.face_count() == f - 1);
   }
-  SECTION("mass collapse keeps every other pointer valid") {
+  SECTION("mass collapse keeps every other handle valid") {
     auto m = sphere(3);
     std::size_t done = 0;
     for (int round = 0; round < 3; ++round) {
-      std::vector<halfedge*> candidates;
-      for (edge& e : m.edges()) candidates.push_back(e.half(0));
+      std::vector<Edge> candidates(m.edges().begin(), m.edges().end());
       // Collapse every 7th edge still alive and allowed.
       for (std::size_t i = 0; i < candidates.size(); i += 7) {
-        edge* e = candidates[i]->edge();
-        if (!m.edges().contains(e) || !triangle_mesh::is_collapse_ok(*e->half(0))) continue;
-        m.collapse(*e->half(0));
+        const Edge e = candidates[i];
+        if (!m.is_live(e) || !m.is_collapse_ok(e.halfedge(0))) continue;
+        m.collapse(e.halfedge(0));
         ++done;
       }
       m.validate();
@@ -373,14 +355,14 @@ TEST_CASE("from_triangles rejects non-manifold input", "[mesh]") {
   CHECK(m.face_count() == 1);
 }
 
-TEST_CASE("element sizes", "[mesh]") {
-  // 8-byte pointers: a vertex is position, normal, out (56 B), an edge two
-  // halfedges of to, next|side, face (48 B), a face half and normal (32 B).
-  STATIC_REQUIRE(sizeof(vertex) == 56);
-  STATIC_REQUIRE(sizeof(edge) == 48);
-  STATIC_REQUIRE(sizeof(face) == 32);
-  // The compact pool layout adds nothing per chunk.
-  STATIC_REQUIRE(triangle_mesh::vertex_pool::chunk_stride == 56);
-  STATIC_REQUIRE(triangle_mesh::edge_pool::chunk_stride == 48);
-  STATIC_REQUIRE(triangle_mesh::face_pool::chunk_stride == 32);
+TEST_CASE("handles and columns are 32 bits", "[mesh]") {
+  STATIC_REQUIRE(sizeof(Vertex) == 4);
+  STATIC_REQUIRE(sizeof(Halfedge) == 4);
+  STATIC_REQUIRE(sizeof(Edge) == 4);
+  STATIC_REQUIRE(sizeof(Face) == 4);
+  STATIC_REQUIRE(sizeof(halfedge_link) == 8);
+  STATIC_REQUIRE(Halfedge(7).opposite() == Halfedge(6));
+  STATIC_REQUIRE(Halfedge(7).edge() == Edge(3));
+  STATIC_REQUIRE(Edge(3).halfedge(1) == Halfedge(7));
+  STATIC_REQUIRE(!Vertex().is_valid());
 }

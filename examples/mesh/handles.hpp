@@ -1,0 +1,152 @@
+// examples/mesh/handles.hpp: the mesh's 32-bit handle types (Vertex,
+// Halfedge, Edge, Face), its typed properties, and vec3.
+//
+// A handle is the column pool handle of its element (travpool/column_pool.hpp),
+// wrapped in a strong type so that a Vertex cannot be passed for a Face:
+//
+//   Vertex, Edge, Face    = the handle of the element in its pool
+//   Halfedge              = 2 * edge + side,  side in {0, 1}
+//   opposite(h)           = h ^ 1,   edge(h) = h >> 1
+//   invalid handle        = 0xffffffff (never live; default-constructed)
+//
+// A property is a typed key of one pool column, indexed by handle: one load
+// from a base that never moves. A halfedge property is a column over edges
+// whose element holds both halves, so p[h] is element h of a flat array.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <compare>
+#include <cstdint>
+#include <functional>
+#include <type_traits>
+
+#include <travpool/column_pool.hpp>
+
+namespace travpool::mesh {
+
+struct vec3 {
+  double x = 0, y = 0, z = 0;
+
+  vec3& operator+=(const vec3& o) noexcept {
+    x += o.x, y += o.y, z += o.z;
+    return *this;
+  }
+  vec3& operator-=(const vec3& o) noexcept {
+    x -= o.x, y -= o.y, z -= o.z;
+    return *this;
+  }
+  vec3& operator*=(double s) noexcept {
+    x *= s, y *= s, z *= s;
+    return *this;
+  }
+  friend vec3 operator+(vec3 a, const vec3& b) noexcept { return a += b; }
+  friend vec3 operator-(vec3 a, const vec3& b) noexcept { return a -= b; }
+  friend vec3 operator*(vec3 a, double s) noexcept { return a *= s; }
+  friend vec3 operator*(double s, vec3 a) noexcept { return a *= s; }
+  friend bool operator==(const vec3&, const vec3&) = default;
+};
+
+inline double dot(const vec3& a, const vec3& b) noexcept { return a.x * b.x + a.y * b.y + a.z * b.z; }
+inline vec3 cross(const vec3& a, const vec3& b) noexcept {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+inline double norm(const vec3& a) noexcept { return std::sqrt(dot(a, a)); }
+// Returns a / |a|, or a unchanged when |a| is 0.
+inline vec3 normalized(const vec3& a) noexcept {
+  const double n = norm(a);
+  return n > 0 ? a * (1.0 / n) : a;
+}
+
+// A 32-bit handle of the element kind Derived.
+template <class Derived>
+class basic_handle {
+ public:
+  static constexpr std::uint32_t invalid_index = 0xffff'ffffu;
+  constexpr basic_handle() noexcept = default;
+  constexpr explicit basic_handle(std::uint32_t i) noexcept : i_(i) {}
+  constexpr std::uint32_t idx() const noexcept { return i_; }
+  constexpr bool is_valid() const noexcept { return i_ != invalid_index; }
+  friend constexpr bool operator==(basic_handle, basic_handle) noexcept = default;
+  friend constexpr auto operator<=>(basic_handle, basic_handle) noexcept = default;
+
+ private:
+  std::uint32_t i_ = invalid_index;
+};
+
+class Edge;
+
+struct Vertex : basic_handle<Vertex> {
+  using basic_handle::basic_handle;
+};
+struct Face : basic_handle<Face> {
+  using basic_handle::basic_handle;
+};
+struct Halfedge : basic_handle<Halfedge> {
+  using basic_handle::basic_handle;
+  // The other half of the same edge: h ^ 1.
+  constexpr Halfedge opposite() const noexcept { return Halfedge(idx() ^ 1u); }
+  // 0 for the first half of its edge, 1 for the second.
+  constexpr unsigned side() const noexcept { return idx() & 1u; }
+  constexpr Edge edge() const noexcept;
+};
+class Edge : public basic_handle<Edge> {
+ public:
+  using basic_handle::basic_handle;
+  // Its halfedge of side s: 2 * e + s.
+  constexpr Halfedge halfedge(unsigned s) const noexcept { return Halfedge(2 * idx() + s); }
+};
+constexpr Edge Halfedge::edge() const noexcept { return Edge(idx() >> 1); }
+
+static_assert(sizeof(Vertex) == 4 && sizeof(Halfedge) == 4 && sizeof(Edge) == 4 && sizeof(Face) == 4);
+
+// The column element type that holds T for handle kind Handle: both halves
+// of an edge for halfedges, T itself otherwise.
+template <class Handle, class T>
+using property_element = std::conditional_t<std::is_same_v<Handle, Halfedge>, std::array<T, 2>, T>;
+
+// A typed key of one property column: p[h] is the value of element h. T may
+// be const (a read-only view). Valid until its column is removed or the
+// mesh is destroyed; stays valid across moves of the mesh. Unchecked: h
+// must be live.
+template <class Handle, class T>
+class property {
+  using element = property_element<Handle, std::remove_const_t<T>>;
+  using key = column<std::conditional_t<std::is_const_v<T>, const element, element>>;
+
+ public:
+  property() = default;
+  explicit property(key c) noexcept : c_(c) {}
+  T& operator[](Handle h) const noexcept {
+    if constexpr (std::is_same_v<Handle, Halfedge>)
+      return c_[h.idx() >> 1][h.idx() & 1u];
+    else
+      return c_[h.idx()];
+  }
+  explicit operator bool() const noexcept { return static_cast<bool>(c_); }
+  operator property<Handle, const T>() const noexcept requires(!std::is_const_v<T>) {
+    return property<Handle, const T>(c_);
+  }
+  // The pool column under the property.
+  key column_key() const noexcept { return c_; }
+
+ private:
+  key c_;
+};
+
+template <class T>
+using vertex_property = property<Vertex, T>;
+template <class T>
+using halfedge_property = property<Halfedge, T>;
+template <class T>
+using edge_property = property<Edge, T>;
+template <class T>
+using face_property = property<Face, T>;
+
+}  // namespace travpool::mesh
+
+template <class H>
+requires std::is_base_of_v<travpool::mesh::basic_handle<H>, H>
+struct std::hash<H> {
+  std::size_t operator()(H h) const noexcept { return std::hash<std::uint32_t>()(h.idx()); }
+};

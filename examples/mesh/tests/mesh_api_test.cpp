@@ -1,0 +1,261 @@
+// Tests of the mesh's editing and property API: add_triangle, delete_*,
+// edge split, typed properties, const-correctness, and handles that stay
+// valid through mass deletion.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "algorithms.hpp"
+#include "generate.hpp"
+#include "mesh.hpp"
+#include "test_meshes.hpp"
+
+using namespace travpool::mesh;
+using namespace travpool::mesh::testing;
+
+TEST_CASE("add_triangle builds what from_triangles builds", "[mesh]") {
+  // The grid's triangles in an order that makes fans join in the middle
+  // (the patch re-linking case), and the closed icosahedron.
+  for (const soup& s : {grid_soup(4), icosahedron_soup(), cube_soup()}) {
+    const triangle_mesh ref = s.build();
+    triangle_mesh m;
+    std::vector<Vertex> vs;
+    for (const vec3& p : s.points) vs.push_back(m.add_vertex(p));
+    std::vector<std::size_t> order(s.triangles.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::mt19937 rng(7);
+    for (int round = 0; round < 2; ++round) {
+      triangle_mesh mm;
+      for (const vec3& p : s.points) mm.add_vertex(p);
+      for (const std::size_t i : order) {
+        const auto& t = s.triangles[i];
+        mm.add_triangle(vs[t[0]], vs[t[1]], vs[t[2]]);
+        REQUIRE_NOTHROW(mm.validate());
+      }
+      CHECK(triangle_set(mm) == triangle_set(ref));
+      CHECK(mm.edge_count() == ref.edge_count());
+      std::shuffle(order.begin(), order.end(), rng);
+    }
+  }
+  triangle_mesh m;
+  const Vertex a = m.add_vertex({0, 0, 0}), b = m.add_vertex({1, 0, 0}), c = m.add_vertex({0, 1, 0});
+  m.add_triangle(a, b, c);
+  CHECK_THROWS_AS(m.add_triangle(a, b, c), topology_error);  // a->b has a face
+  CHECK_THROWS_AS(m.add_triangle(a, a, c), topology_error);
+  CHECK(m.face_count() == 1);
+  m.validate();
+}
+
+TEST_CASE("typed properties on every element kind", "[mesh]") {
+  auto m = cube_soup().build();
+  auto vid = m.add_vertex_property<int>("id", -1);
+  auto eid = m.add_edge_property<std::uint32_t>("id", 7);
+  auto hid = m.add_halfedge_property<int>("side", 0);
+  auto fid = m.add_face_property<double>("area", 1.5);
+  for (const Vertex v : m.vertices()) REQUIRE(vid[v] == -1);
+  for (const Edge e : m.edges()) REQUIRE(eid[e] == 7);
+  for (const Face f : m.faces()) REQUIRE(fid[f] == 1.5);
+  int i = 0;
+  for (const Vertex v : m.vertices()) vid[v] = i++;
+  for (const Edge e : m.edges()) hid[e.halfedge(0)] = 10, hid[e.halfedge(1)] = 11;
+  for (const Edge e : m.edges()) CHECK((hid[e.halfedge(0)] == 10 && hid[e.halfedge(1)] == 11));
+  // get by name, typed; read-only on a const mesh.
+  auto again = m.get_vertex_property<int>("id");
+  i = 0;
+  for (const Vertex v : m.vertices()) CHECK(again[v] == i++);
+  const triangle_mesh& cm = m;
+  auto ro = cm.get_vertex_property<int>("id");
+  STATIC_REQUIRE(std::is_same_v<decltype(ro[Vertex()]), const int&>);
+  CHECK(cm.get_halfedge_property<int>("side")[Halfedge(1)] == 11);
+  // New elements get the initial value; the name is taken; types must match.
+  const Vertex nv = m.split(*m.faces().begin(), {0.5, 0.5, 0.5});
+  CHECK(vid[nv] == -1);
+  CHECK_THROWS_AS(m.add_vertex_property<int>("id"), travpool::usage_error);
+  CHECK_THROWS_AS(m.get_vertex_property<double>("id"), travpool::usage_error);
+  CHECK_THROWS_AS(m.get_face_property<double>("nope"), travpool::usage_error);
+  // The mesh's own columns are out of reach.
+  CHECK_THROWS_AS(m.get_halfedge_property<halfedge_link>("tp:links"), travpool::usage_error);
+  CHECK_THROWS_AS(m.add_vertex_property<int>("tp:x"), travpool::usage_error);
+  CHECK_THROWS_AS(m.remove_vertex_property("tp:out"), travpool::usage_error);
+  CHECK_THROWS_AS(m.remove_vertex_property(m.positions()), travpool::usage_error);
+  // remove
+  CHECK(m.has_vertex_property("id"));
+  m.remove_vertex_property(vid);
+  CHECK_FALSE(m.has_vertex_property("id"));
+  m.remove_face_property("area");
+  CHECK_FALSE(m.has_face_property("area"));
+  m.remove_edge_property(eid);
+  m.remove_halfedge_property(hid);
+  m.validate();
+}
+
+namespace {
+// Compile-time checks of const-correctness.
+template <class M>
+concept can_write_position = requires(M& m, Vertex v) {
+  m.position(v) = vec3{};
+};
+template <class R>
+concept can_create = requires(R& r) {
+  r.create();
+};
+}  // namespace
+
+TEST_CASE("connectivity is read-only from outside", "[mesh]") {
+  STATIC_REQUIRE(can_write_position<triangle_mesh>);
+  STATIC_REQUIRE_FALSE(can_write_position<const triangle_mesh>);
+  STATIC_REQUIRE_FALSE(can_create<element_range<Vertex>>);
+  STATIC_REQUIRE(std::is_same_v<decltype(std::declval<triangle_mesh&>().to(Halfedge())), Vertex>);
+  STATIC_REQUIRE(std::is_same_v<decltype(std::declval<triangle_mesh&>().out(Vertex())), Halfedge>);
+}
+
+TEST_CASE("edge split", "[mesh]") {
+  SECTION("an interior edge") {
+    auto m = sphere(1);
+    const Edge e = *m.edges().begin();
+    const auto v = m.vertex_count(), ne = m.edge_count(), f = m.face_count();
+    const Vertex x = m.split(e, {0, 0, 0});
+    m.validate();
+    CHECK(m.vertex_count() == v + 1);
+    CHECK(m.edge_count() == ne + 3);
+    CHECK(m.face_count() == f + 2);
+    CHECK(m.valence(x) == 4);
+  }
+  SECTION("a boundary edge") {
+    auto g = grid_soup(2).build();
+    Edge b;
+    for (const Edge e : g.edges())
+      if (g.is_boundary(e)) b = e;
+    REQUIRE(b.is_valid());
+    const auto v = g.vertex_count(), ne = g.edge_count(), f = g.face_count();
+    const Vertex x = g.split(b, {0, 0, 0});
+    g.validate();
+    CHECK(g.vertex_count() == v + 1);
+    CHECK(g.edge_count() == ne + 2);
+    CHECK(g.face_count() == f + 1);
+    CHECK(g.is_boundary(x));
+  }
+}
+
+TEST_CASE("delete_face, delete_edge and delete_vertex", "[mesh]") {
+  SECTION("one face of a tetrahedron opens it") {
+    auto t = tetrahedron_soup().build();
+    const Face f = *t.faces().begin();
+    t.delete_face(f);
+    t.validate();
+    CHECK_FALSE(t.is_live(f));
+    CHECK(t.face_count() == 3);
+    CHECK(t.edge_count() == 6);
+    CHECK(t.vertex_count() == 4);
+  }
+  SECTION("a lone triangle vanishes with its edges and vertices") {
+    auto m = grid_soup(1).build();
+    m.delete_face(*m.faces().begin());
+    m.validate();
+    CHECK(m.face_count() == 1);
+    CHECK(m.edge_count() == 3);
+    CHECK(m.vertex_count() == 3);
+    m.delete_face(*m.faces().begin());
+    m.validate();
+    CHECK(m.face_count() == 0);
+    CHECK(m.edge_count() == 0);
+    CHECK(m.vertex_count() == 0);
+  }
+  SECTION("an edge and a vertex of the sphere") {
+    auto m = sphere(2);
+    const Edge e = *m.edges().begin();
+    const auto v = m.vertex_count(), ne = m.edge_count(), f = m.face_count();
+    m.delete_edge(e);
+    m.validate();
+    CHECK_FALSE(m.is_live(e));
+    CHECK(m.face_count() == f - 2);
+    CHECK(m.edge_count() == ne - 1);
+    CHECK(m.vertex_count() == v);
+    Vertex inner;
+    for (const Vertex w : m.vertices())
+      if (!m.is_boundary(w)) inner = w;
+    const std::size_t val = m.valence(inner);
+    m.delete_vertex(inner);
+    m.validate();
+    CHECK_FALSE(m.is_live(inner));
+    CHECK(m.face_count() == f - 2 - val);
+    CHECK(m.edge_count() == ne - 1 - val);
+  }
+}
+
+TEST_CASE("handles survive deleting half of the faces", "[mesh]") {
+  auto m = sphere(3);  // 1280 faces
+  auto vid = m.add_vertex_property<std::uint32_t>("id");
+  auto eid = m.add_edge_property<std::uint32_t>("id");
+  auto fid = m.add_face_property<std::uint32_t>("id");
+  std::uint32_t n = 0;
+  for (const Vertex v : m.vertices()) vid[v] = n++;
+  for (const Edge e : m.edges()) eid[e] = n++;
+  for (const Face f : m.faces()) fid[f] = n++;
+  // What the caller holds: every handle, with its id and its endpoints.
+  struct held_edge {
+    Edge e;
+    std::uint32_t id;
+    Vertex a, b;
+  };
+  std::vector<std::pair<Vertex, vec3>> vs;
+  std::vector<held_edge> es;
+  std::vector<std::pair<Face, std::uint32_t>> fs;
+  for (const Vertex v : m.vertices()) vs.emplace_back(v, m.position(v));
+  for (const Edge e : m.edges()) es.push_back({e, eid[e], m.to(e.halfedge(0)), m.to(e.halfedge(1))});
+  for (const Face f : m.faces()) fs.emplace_back(f, fid[f]);
+  std::vector<Face> doomed;
+  std::mt19937 rng(2026);
+  for (const auto& [f, id] : fs)
+    if (rng() & 1) doomed.push_back(f);
+  for (const Face f : doomed) m.delete_face(f);
+  REQUIRE_NOTHROW(m.validate());
+  CHECK(m.face_count() == fs.size() - doomed.size());
+  std::size_t live_v = 0;
+  for (const auto& [v, p] : vs)
+    if (m.is_live(v)) {
+      ++live_v;
+      CHECK(m.position(v) == p);
+      CHECK_FALSE(m.is_isolated(v));  // isolated vertices went with their faces
+    }
+  CHECK(live_v == m.vertex_count());
+  CHECK(live_v < vs.size());
+  for (const held_edge& h : es)
+    if (m.is_live(h.e)) {
+      CHECK(eid[h.e] == h.id);
+      CHECK(m.to(h.e.halfedge(0)) == h.a);
+      CHECK(m.to(h.e.halfedge(1)) == h.b);
+    }
+  for (const auto& [f, id] : fs)
+    if (m.is_live(f)) CHECK(fid[f] == id);
+  for (const Face f : doomed) CHECK_FALSE(m.is_live(f));
+  // The sweeps run over the holes; parallel equals serial bit for bit.
+  compute_normals(m);
+  const auto serial = vertex_normals(m);
+  for (auto how : {execution::openmp, execution::tbb}) {
+    for (const Vertex v : m.vertices()) m.normal(v) = {};
+    compute_normals(m, how);
+    CHECK(vertex_normals(m) == serial);
+  }
+  const auto before = positions(m);
+  smooth(m, 3);
+  const auto smoothed = positions(m);
+  for (auto how : {execution::openmp, execution::tbb}) {
+    std::size_t i = 0;
+    for (const Vertex v : m.vertices()) m.position(v) = before[i++];
+    smooth(m, 3, how);
+    CHECK(positions(m) == smoothed);
+  }
+  // New elements reuse the freed slots; the held live handles are unchanged.
+  split_collapse(m);
+  m.validate();
+  for (const auto& [f, id] : fs)
+    if (m.is_live(f) && fid[f] != 0) CHECK(fid[f] == id);
+}
