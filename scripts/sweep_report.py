@@ -116,7 +116,7 @@ def main():
         "instantiation more than on the container: compare `segments_span`, which runs a plain array",
         "loop over each dense 64-element block, and `for_each`, whose dense words run the vector's",
         "pointer loop, with the dense `std::vector` (they ran at 1.94 and 1.01 of it in the plain",
-        "build of commit 9dc9890; `bench/placement/l15_placement.cpp` measures the effect). Read its rows for large differences only; `sum` measures the sweep.",
+        "build of commit 9dc9890; `bench/standalone/l15_placement.cpp` measures the effect). Read its rows for large differences only; `sum` measures the sweep.",
         "",
     ]
     for s in sets:

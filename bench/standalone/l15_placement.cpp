@@ -1,9 +1,9 @@
-// bench/placement/l15_placement.cpp: how much of Listing 15's dense ratio
+// bench/standalone/l15_placement.cpp: how much of Listing 15's dense ratio
 // (pool range-for and for_each against a std::vector range-for) is where
 // the compiler places the kernel's 20-iteration inner loop. Built by hand,
 // not by CMake, once per loop alignment, and run on a quiet machine:
 //   for a in "" -falign-loops=32 -falign-loops=64; do
-//     g++ -std=c++20 -O2 -DNDEBUG $a -Iinclude bench/placement/l15_placement.cpp -o /tmp/l15$a && /tmp/l15$a
+//     g++ -std=c++20 -O2 -DNDEBUG $a -Iinclude bench/standalone/l15_placement.cpp -o /tmp/l15$a && /tmp/l15$a
 //   done
 // N = 2 M dense 24-byte elements (the kernel is compute-bound, so N hardly
 // matters); the median of 7 sweeps per container, summed over 3 rounds.
