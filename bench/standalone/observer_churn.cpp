@@ -14,9 +14,12 @@
 #include <ctime>
 #include <random>
 #include <thread>
-static long pause_us = 0;
-#include <travpool/pool.hpp>
 #include <vector>
+
+#include <travpool/pool.hpp>
+
+static long pause_us = 0;  // argv[1]
+
 struct element {
   std::uint64_t a, b, c;
 };
