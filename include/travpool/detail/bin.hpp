@@ -166,6 +166,20 @@ struct bin_base {
   std::uint32_t full_mark() const noexcept { return capacity_ + 2; }  // F1
   std::uint32_t last() const noexcept { return capacity_ + 3; }       // A1
   bool full() const noexcept { return free_head_ == full_mark(); }
+
+  // Returns: the first bin from this one on (next_nonempty) or back
+  // (prev_nonempty) that holds a live element, or the first root or `stop`
+  // met on the way (the iterators' step to the next or previous bin).
+  bin_base* next_nonempty(const bin_base* stop = nullptr) noexcept {
+    bin_base* b = this;
+    while (b != stop && !b->is_root() && b->live_ == 0) b = b->next_;
+    return b;
+  }
+  bin_base* prev_nonempty() noexcept {
+    bin_base* b = this;
+    while (!b->is_root() && b->live_ == 0) b = b->prev_;
+    return b;
+  }
 };
 static_assert(sizeof(bin_base) <= bin_header_bytes);
 

@@ -16,8 +16,10 @@
 //                                    after in_cs_ := 1
 //   revoke() returned  =>  bias_ = 0 and in_cs_ = 0 (the former owner is
 //                          out of its section and takes the lock next time)
-//   remembered slot = {id, b}  =>  b is a bin of pool id that the thread
-//                                  claimed (b->claim_ = t unless given up)
+//   remembered slot = {id, b, h}  =>  b is a bin of pool id that the thread
+//                                     claimed (b->claim_ = t unless given
+//                                     up); h is null or a bin of pool id
+//                                     (a hint: take() checks its bias)
 #pragma once
 
 #include <atomic>

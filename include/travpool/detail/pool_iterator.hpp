@@ -109,7 +109,7 @@ class pool_iterator {
   // the other steps, so that a loop's iterator never has its address taken
   // and stays in registers.)
   [[gnu::noinline]] static pool_iterator first_from(bin_base* b) noexcept {
-    while (!b->is_root() && b->live_ == 0) b = b->next_;
+    b = b->next_nonempty();
     pool_iterator it;
     it.bin_ = b;
     if (!b->is_root()) it.cur_ = traits::cursor_at(*b, traits::first_assigned(*b));
@@ -200,7 +200,7 @@ class pool_iterator {
 
   // Returns: the last element of the last non-empty bin from `b` back, or end.
   [[gnu::noinline]] static pool_iterator last_from(bin_base* b) noexcept {
-    while (!b->is_root() && b->live_ == 0) b = b->prev_;
+    b = b->prev_nonempty();
     pool_iterator it;
     it.bin_ = b;
     if (!b->is_root()) it.cur_ = traits::cursor_at(*b, traits::last_assigned(*b));

@@ -139,8 +139,7 @@ class segment_iterator {
       mask_ = Ops::live_word(*bin_, word_) & (~std::uint64_t{0} << (i & 63));
       return *this;
     }
-    bin_base* b = bin_->next_;
-    while (b != stop_ && !b->is_root() && b->live_ == 0) b = b->next_;
+    bin_base* b = bin_->next_->next_nonempty(stop_);
     if (b == stop_ || b->is_root()) {
       bin_ = stop_;
       word_ = 0;

@@ -99,8 +99,7 @@ class run_iterator {
       last_ = run_end(*bin_, i);
       return *this;
     }
-    bin_base* b = bin_->next_;
-    while (b != stop_ && !b->is_root() && b->live_ == 0) b = b->next_;
+    bin_base* b = bin_->next_->next_nonempty(stop_);
     if (b == stop_ || b->is_root()) {
       bin_ = stop_;
       first_ = last_ = 0;
@@ -161,7 +160,7 @@ class handle_iterator {
   // Returns: the first live handle of the first non-empty bin from b on
   // (end, at the root, if none).
   static handle_iterator first_from(bin_base* b) noexcept {
-    while (!b->is_root() && b->live_ == 0) b = b->next_;
+    b = b->next_nonempty();
     if (b->is_root()) return at_end(b);
     return at(b, slot_traits::first_assigned(*b));
   }
@@ -263,8 +262,7 @@ class handle_iterator {
       const std::uint32_t i = slot_traits::prev_assigned(*it.bin_, it.chunk());
       if (i != 0) return at(it.bin_, i);
     }
-    bin_base* b = it.bin_->prev_;
-    while (!b->is_root() && b->live_ == 0) b = b->prev_;
+    bin_base* b = it.bin_->prev_->prev_nonempty();
     return b->is_root() ? at_end(b) : at(b, slot_traits::last_assigned(*b));
   }
 

@@ -57,16 +57,15 @@ class claim_registry {
   }
 
   // Effects: if pool `slot.pool_id` is live, gives up the calling thread's
-  // claim on `slot.bin` (and the bias that comes with it).
+  // claim on `slot.bin` and its biases on `slot.bin` and `slot.hot`.
   // Returns: false if the bin's lock was busy (nothing done; try again).
   // Gives up (true) if the calling thread is inside the bin's biased section.
   bool release_claim(const remembered_bin& slot) noexcept {
     const std::uint32_t me = thread_number();
     std::lock_guard<std::mutex> g(mutex_);
     if (!std::binary_search(ids_.begin(), ids_.end(), slot.pool_id)) return true;
-    bin_base* b = slot.bin;  // mapped (both): its pool is live
-    if (!give_up(slot.hot, me, false)) return false;
-    return give_up(b, me, true);
+    // Both bins are mapped: their pool is live.
+    return give_up(slot.hot, me, false) && give_up(slot.bin, me, true);
   }
 
  private:
