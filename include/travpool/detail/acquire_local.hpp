@@ -113,9 +113,15 @@ class local_bins : public Storage {
     size_ = 0;
   }
 
+  // Effects: destroys every element and gives every bin back. A bin leaves
+  // the available list before it is given back (its elements' frees put a
+  // full bin on it), so the list never names a bin that is gone.
   template <class F>
   void release_all(F destroy_payload) noexcept {
-    Storage::release_all([&](bin& b) { destroy_all(b, destroy_payload); });
+    Storage::release_all([&](bin& b) {
+      destroy_all(b, destroy_payload);
+      if (b.in_avail_) avail_erase(&b);
+    });
     avail_head_ = avail_tail_ = nullptr;
     size_ = 0;
   }
