@@ -148,13 +148,15 @@ TEST_CASE("concurrent_allocator: stats and shrink_to_fit race with churn", "[all
   const std::size_t base = live_nodes();
   std::atomic<bool> done{false};
   std::atomic<int> bad_snapshots{0}, snapshots{0};
-  std::thread observer([&] {  // Catch assertions are not thread-safe: count here, check below
-    while (!done) {
+  // Catch assertions are not thread-safe: count here, check below. At least
+  // one snapshot even if the workers finish before the observer starts.
+  std::thread observer([&] {
+    do {
       const auto s = mt_alloc<int>::stats();
       bad_snapshots += s.nodes > s.capacity;
       ++snapshots;
       mt_alloc<int>::shrink_to_fit();
-    }
+    } while (!done);
   });
   run_threads(thread_count - 1, [&](int t) {
     std::mt19937 rng(static_cast<unsigned>(t + 10));
