@@ -7,7 +7,7 @@
 // (detail/slot_bins.hpp): the bitmap, the LIFO free list, free-run
 // skipping, live counts, partitions and the sync policies are basic_pool's
 // own (bin_storage + the acquisition layer of the sync policy +
-// bin_algorithms over compact_layout<12, 4>). Every bin takes a dense index
+// bin_algorithms over compact_layout<6, 2, u16>). Every bin takes a dense index
 // q < max_bins when it is added:
 //
 //   capacity  = bin_slots = 2^s (s >= 12),   max_bins = max_slots / bin_slots
@@ -83,7 +83,7 @@ namespace travpool {
 // A maximal run [first, last) of live handles (segments()).
 using handle_run = detail::handle_run;
 
-inline constexpr std::uint32_t default_column_bin_slots = 1u << 16;
+inline constexpr std::uint32_t default_column_bin_slots = 1u << 15;
 inline constexpr std::uint64_t default_max_slots = std::uint64_t{1} << 28;
 
 inline namespace TRAVPOOL_ABI_NAMESPACE {
@@ -116,7 +116,7 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   // Effects: an empty pool for up to max_slots handles (rounded up to a
   // multiple of bin_slots) in bins of bin_slots slots. Maps nothing.
   // Throws: std::invalid_argument if bin_slots is not a power of two in
-  // [4096, 2^24] or max_slots is 0 or above 2^32 - bin_slots.
+  // [4096, 2^15] or max_slots is 0 or above 2^32 - bin_slots.
   explicit basic_column_pool(std::uint64_t max_slots = default_max_slots,
                              std::uint32_t bin_slots = default_column_bin_slots)
       : parts(bin_slots), index_(max_slots, bin_slots) {}

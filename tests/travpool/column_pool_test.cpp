@@ -393,6 +393,8 @@ TEST_CASE("column pool stats count creates and destroys", "[column_pool]") {
 TEST_CASE("column pool rejects bad geometry", "[column_pool]") {
   REQUIRE_THROWS_AS(column_pool(1u << 16, 1000), std::invalid_argument);
   REQUIRE_THROWS_AS(column_pool(1u << 16, 2048), std::invalid_argument);
+  REQUIRE_THROWS_AS(column_pool(1u << 20, 1u << 16), std::invalid_argument);  // 16-bit links
+  REQUIRE_NOTHROW(column_pool(1u << 20, 1u << 15));
   REQUIRE_THROWS_AS(column_pool(0, 4096), std::invalid_argument);
   REQUIRE_THROWS_AS(column_pool(std::uint64_t{1} << 32, 4096), std::invalid_argument);
   column_pool big((std::uint64_t{1} << 32) - 4096, 4096);

@@ -6,10 +6,14 @@
 //     u64      assigned[(capacity+4+63)/64]; // bit i: chunk i is assigned
 //     chunk    c[capacity + 4];            // at chunks_, aligned to >= 64
 //   };
-//   union chunk {                          // stride = max(sizeof(T), 12),
-//     T payload;                           //   rounded up to alignof(T)
-//     struct { u32 free_next, next, prev; } link;   // when free
+//   union chunk {                          // stride = max(sizeof(T), 3 L),
+//     T payload;                           //   rounded up to alignof(T), L
+//     struct { Link free_next, next, prev; } link;  // when free
 //   };
+//
+// Link (L = sizeof(Link)) is u32 for pools; the column pool's payload-less
+// slot bins use u16 (6-byte chunks), which needs every chunk index to fit:
+//   capacity + 4 <= 2^(8 L)                (max_capacity)
 //
 // A 24-byte T takes exactly 24 B plus one bit, and chunks are an array of
 // T, so a block of 64 chunks is a T* and a mask (segments()). Sweeps read the
@@ -24,17 +28,24 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 #include "../config.hpp"
 #include "bin.hpp"
 
 namespace travpool::detail {
 
-// Layout accessors for chunks holding `Size` bytes aligned to `Align`.
-template <std::size_t Size, std::size_t Align>
+// Layout accessors for chunks holding `Size` bytes aligned to `Align`, whose
+// free chunks hold three `Link`s.
+template <std::size_t Size, std::size_t Align, class Link = std::uint32_t>
 struct compact_layout {
-  static constexpr std::size_t chunk_align = std::max<std::size_t>(Align, 4);
-  static constexpr std::size_t stride = round_up(std::max<std::size_t>(Size, 12), chunk_align);
+  static_assert(std::is_same_v<Link, std::uint32_t> || std::is_same_v<Link, std::uint16_t>);
+  static constexpr std::size_t link_bytes = sizeof(Link);
+  static constexpr std::size_t chunk_align = std::max<std::size_t>(Align, link_bytes);
+  static constexpr std::size_t stride = round_up(std::max<std::size_t>(Size, 3 * link_bytes), chunk_align);
+  // The largest capacity whose chunk indices (up to capacity + 3) fit a Link.
+  static constexpr std::uint32_t max_capacity = static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(std::uint64_t{1} << (8 * link_bytes), std::uint64_t{1} << 31) - 4);
   // Runs of live chunks are arrays of the payload type when chunks are
   // exactly Size bytes apart.
   static constexpr bool contiguous = stride == Size;
@@ -62,7 +73,7 @@ struct compact_layout {
   }
 
   static bool is_free(const bin_base& b, std::uint32_t i) noexcept { return ((bits(b)[i >> 6] >> (i & 63)) & 1) == 0; }
-  static std::uint32_t free_next(const bin_base& b, std::uint32_t i) noexcept { return load_u32(at(b, i)); }
+  static std::uint32_t free_next(const bin_base& b, std::uint32_t i) noexcept { return load_link(at(b, i)); }
   // Published (sync::bin_locks): status words are written with relaxed
   // stores (one writer at a time: the bin's lock holder), so that
   // is_free_relaxed may read them unlocked.
@@ -73,7 +84,7 @@ struct compact_layout {
   static void mark_free(const bin_base& b, std::uint32_t i, std::uint32_t next_free) noexcept {
     std::uint64_t& w = bits(b)[i >> 6];
     publish<Published>(w, w & ~(std::uint64_t{1} << (i & 63)));
-    store_u32(at(b, i), next_free);
+    store_link(at(b, i), next_free);
   }
   template <bool Published = false>
   static void mark_assigned(const bin_base& b, std::uint32_t i) noexcept {
@@ -82,18 +93,27 @@ struct compact_layout {
   }
 
   // Byte offsets of the free chunk's boundary links.
-  static constexpr std::size_t next_offset = 4, prev_offset = 8;
+  static constexpr std::size_t next_offset = link_bytes, prev_offset = 2 * link_bytes;
   static std::uint32_t link_next(const bin_base& b, std::uint32_t i) noexcept {
-    return load_u32(at(b, i) + next_offset);
+    return load_link(at(b, i) + next_offset);
   }
   static std::uint32_t link_prev(const bin_base& b, std::uint32_t i) noexcept {
-    return load_u32(at(b, i) + prev_offset);
+    return load_link(at(b, i) + prev_offset);
   }
   static void set_link_next(const bin_base& b, std::uint32_t i, std::uint32_t v) noexcept {
-    store_u32(at(b, i) + next_offset, v);
+    store_link(at(b, i) + next_offset, v);
   }
   static void set_link_prev(const bin_base& b, std::uint32_t i, std::uint32_t v) noexcept {
-    store_u32(at(b, i) + prev_offset, v);
+    store_link(at(b, i) + prev_offset, v);
+  }
+  static std::uint32_t load_link(const std::byte* p) noexcept {
+    Link v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static void store_link(std::byte* p, std::uint32_t v) noexcept {
+    const auto l = static_cast<Link>(v);
+    std::memcpy(p, &l, sizeof l);
   }
 
   // Returns: the next assigned chunk after assigned chunk i: a bit scan of

@@ -5,8 +5,8 @@
 // ===========
 // A column pool's bins are ordinary bins of the bin layer (bin.hpp,
 // bin_algorithms.hpp, layout_compact.hpp) whose chunks hold nothing but the
-// free-chunk links: slot_ops = compact_layout<12, 4>, 12 B per slot plus one
-// bitmap bit. Every bin has a dense index q, chosen by the column pool when
+// free-chunk links: slot_ops = compact_layout<6, 2, u16>, 6 B per slot plus
+// one bitmap bit (16-bit links, so capacity <= 2^15). Every bin has a dense index q, chosen by the column pool when
 // the bin is added, and its user chunk i (2 <= i < capacity + 2) is the slot
 //
 //   handle(q, i) = q * capacity + (i - 2)          capacity = 2^s
@@ -43,9 +43,12 @@
 
 namespace travpool::detail {
 
-// The layout of a column pool's bins: 12-byte chunks that hold the free
-// links only.
-using slot_ops = compact_layout<12, 4>;
+// The layout of a column pool's bins: 6-byte chunks that hold the free
+// links only, as 16-bit chunk indices.
+using slot_ops = compact_layout<6, 2, std::uint16_t>;
+// The largest bin_slots: a power of two whose chunk indices fit 16 bits.
+inline constexpr std::uint32_t max_slot_bin_slots = std::bit_floor(slot_ops::max_capacity);
+static_assert(max_slot_bin_slots == 1u << 15);
 using slot_traits = layout_traits<slot_ops>;
 
 // Returns: q * capacity - 2 for the bin of index q (stored in A0).

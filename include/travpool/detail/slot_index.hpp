@@ -26,7 +26,7 @@ namespace travpool::detail {
 class slot_index {
  public:
   // Throws: std::invalid_argument if bin_slots is not a power of two in
-  // [4096, 2^24] or max_slots is 0 or above 2^32 - bin_slots; std::bad_alloc.
+  // [4096, 2^15] or max_slots is 0 or above 2^32 - bin_slots; std::bad_alloc.
   slot_index(std::uint64_t max_slots, std::uint32_t bin_slots)
       : max_bins_(checked_max_bins(max_slots, checked_bin_slots(bin_slots))),
         shift_(static_cast<unsigned>(std::countr_zero(bin_slots))),
@@ -93,8 +93,8 @@ class slot_index {
 
  private:
   static std::uint32_t checked_bin_slots(std::uint32_t s) {
-    if (!std::has_single_bit(s) || s < 4096 || s > (1u << 24))
-      throw std::invalid_argument("travpool: bin_slots must be a power of two in [4096, 2^24]");
+    if (!std::has_single_bit(s) || s < 4096 || s > max_slot_bin_slots)
+      throw std::invalid_argument("travpool: bin_slots must be a power of two in [4096, 2^15]");
     return s;
   }
   static std::uint32_t checked_max_bins(std::uint64_t max_slots, std::uint32_t s) {

@@ -23,6 +23,7 @@
 #include <travpool/detail/layout_compact.hpp>
 #include <travpool/detail/layout_interleaved.hpp>
 #include <travpool/detail/layout_traits.hpp>
+#include <travpool/detail/slot_bins.hpp>
 
 namespace {
 
@@ -303,9 +304,10 @@ std::size_t model_states(std::uint32_t n) {
 
 }  // namespace
 
+// The last compact one is the column pool's slot layout (16-bit links).
 #define BIN_TEST_LAYOUTS                                                                \
   (td::compact_layout<16, 8>), (td::compact_layout<24, 8>), (td::compact_layout<4, 4>), \
-      (td::interleaved_layout<16, 8>), (td::interleaved_layout<24, 8>), (td::interleaved_layout<4, 4>)
+      (td::interleaved_layout<16, 8>), (td::interleaved_layout<24, 8>), (td::interleaved_layout<4, 4>), td::slot_ops
 
 TEMPLATE_TEST_CASE("bin geometry: chunk array placement, bin size and default capacity", "[bin][geometry]",
                    BIN_TEST_LAYOUTS) {
@@ -319,7 +321,10 @@ TEMPLATE_TEST_CASE("bin geometry: chunk array placement, bin size and default ca
     CHECK(off < td::bin_header_bytes + TestType::extra_bytes(cap) + std::max<std::size_t>(64, TestType::chunk_align));
     CHECK(traits::bin_bytes(cap) == off + (std::size_t{cap} + 4) * TestType::stride);
   }
-  CHECK(TestType::stride >= 12);  // three u32 words of a free chunk
+  if constexpr (requires { TestType::link_bytes; })
+    CHECK(TestType::stride >= 3 * TestType::link_bytes);  // the three links of a free chunk
+  else
+    CHECK(TestType::stride >= 12);
   CHECK(TestType::stride % TestType::chunk_align == 0);
   const std::uint32_t d = traits::default_capacity();
   CHECK(traits::bin_bytes(d) <= td::default_bin_span);
@@ -333,6 +338,8 @@ TEST_CASE("bin geometry: the strides and default capacities the design note stat
   STATIC_REQUIRE(td::interleaved_layout<16, 8>::stride == 24);
   STATIC_REQUIRE(td::interleaved_layout<24, 8>::stride == 32);
   STATIC_REQUIRE(td::interleaved_layout<4, 4>::stride == 12);
+  STATIC_REQUIRE(td::slot_ops::stride == 6);
+  STATIC_REQUIRE(td::slot_ops::max_capacity == 65532);  // chunk indices up to capacity + 3 fit 16 bits
   CHECK(td::layout_traits<td::compact_layout<24, 8>>::default_capacity() == 86918);
   CHECK(td::layout_traits<td::interleaved_layout<24, 8>>::default_capacity() == 65528);
 }
