@@ -193,8 +193,10 @@ class triangle_mesh {
   void delete_edge(Edge e);
   // Deletes every face around v, and with them v and its edges.
   void delete_vertex(Vertex v);
-  // Splits triangle f at a new vertex at p into three triangles (f is one
-  // of them). Returns the new vertex. O(1).
+  // Splits triangle f = (a, b, c) at a new vertex v at p into three
+  // triangles: f keeps (b, c, v), and out(v) = v -> a, so that
+  // collapse(out(v)) undoes the split with every handle as it was.
+  // Returns v. O(1).
   Vertex split(Face f, const vec3& p);
   // Splits the edge of h at a new vertex at p, and each face beside it
   // into two triangles. Returns the new vertex. O(valence).

@@ -76,16 +76,20 @@ inline Vertex triangle_mesh::split(Face f, const vec3& p) {
   const Vertex a = to(h2), b = to(h0), c = to(h1);
   const Vertex v = add_vertex(p);
   const Edge ea = new_edge(v, a), eb = new_edge(v, b), ec = new_edge(v, c);  // half 0 leaves v
-  const Face f1 = new_face(h1), f2 = new_face(h2);
+  const Face f0 = new_face(h0), f2 = new_face(h2);
+  half_[f] = h1;
   const Halfedge va = ea.halfedge(0), av = ea.halfedge(1);
   const Halfedge vb = eb.halfedge(0), bv = eb.halfedge(1);
   const Halfedge vc = ec.halfedge(0), cv = ec.halfedge(1);
-  // f: a->b->v->a, f1: b->c->v->b, f2: c->a->v->c
+  // f0: a->b->v->a, f: b->c->v->b, f2: c->a->v->c. f keeps the triangle
+  // away from out(v) = v->a, so that collapse(out(v)), which removes the
+  // two triangles beside v-a, the edges v-b and v-c and v itself, gives
+  // back the mesh as it was, every handle included.
   link(h0, bv), link(bv, va), link(va, h0);
   link(h1, cv), link(cv, vb), link(vb, h1);
   link(h2, av), link(av, vc), link(vc, h2);
-  face_of_[bv] = face_of_[va] = f;
-  face_of_[h1] = face_of_[cv] = face_of_[vb] = f1;
+  face_of_[h0] = face_of_[bv] = face_of_[va] = f0;
+  face_of_[cv] = face_of_[vb] = f;
   face_of_[h2] = face_of_[av] = face_of_[vc] = f2;
   out_[v] = va;
   return v;

@@ -259,3 +259,65 @@ TEST_CASE("handles survive deleting half of the faces", "[mesh]") {
   for (const auto& [f, id] : fs)
     if (m.is_live(f) && fid[f] != 0) CHECK(fid[f] == id);
 }
+
+namespace {
+// Every live element and, per halfedge, its target, next and face; per
+// vertex, its position.
+struct snapshot {
+  std::vector<std::array<std::uint32_t, 3>> halfedges;  // {to, next, face}, indexed by halfedge
+  std::vector<std::uint32_t> edges, faces;
+  std::vector<std::pair<std::uint32_t, vec3>> vertices;
+  explicit snapshot(const triangle_mesh& m) {
+    for (const Edge e : m.edges()) {
+      edges.push_back(e.idx());
+      for (int s = 0; s < 2; ++s) {
+        const Halfedge h = e.halfedge(s);
+        if (halfedges.size() <= h.idx()) halfedges.resize(h.idx() + 1, {0, 0, 0});
+        halfedges[h.idx()] = {m.to(h).idx(), m.next(h).idx(), m.face(h).idx()};
+      }
+    }
+    for (const Face f : m.faces()) faces.push_back(f.idx());
+    for (const Vertex v : m.vertices()) vertices.push_back({v.idx(), m.position(v)});
+  }
+  bool operator==(const snapshot& o) const {
+    auto same_vertices = std::equal(
+        vertices.begin(), vertices.end(), o.vertices.begin(), o.vertices.end(), [](const auto& a, const auto& b) {
+          return a.first == b.first && a.second.x == b.second.x && a.second.y == b.second.y && a.second.z == b.second.z;
+        });
+    auto trimmed = [](std::vector<std::array<std::uint32_t, 3>> h, std::size_t n) {
+      h.resize(n);
+      return h;
+    };
+    const std::size_t n = std::min(halfedges.size(), o.halfedges.size());
+    return same_vertices && edges == o.edges && faces == o.faces && trimmed(halfedges, n) == trimmed(o.halfedges, n);
+  }
+};
+}  // namespace
+
+TEST_CASE("collapse of out(v) undoes a face split with every handle as it was", "[mesh]") {
+  for (int which = 0; which < 4; ++which) {
+    triangle_mesh m = which == 0   ? sphere(1)
+                      : which == 1 ? cube_soup().build()
+                      : which == 2 ? tetrahedron_soup().build()
+                                   : grid_soup(3).build();
+    INFO("mesh " << which);
+    const std::vector<Face> faces(m.faces().begin(), m.faces().end());
+    std::size_t undone = 0;
+    for (const Face f : faces) {
+      const snapshot before(m);
+      const auto c = m.corners(f);
+      const Vertex v = m.split(f, (m.position(c[0]) + m.position(c[1]) + m.position(c[2])) * (1.0 / 3.0));
+      REQUIRE(m.is_live(f));
+      CHECK(m.from(m.out(v)) == v);
+      CHECK(m.to(m.out(v)) ==
+            c[2]);  // the corner before halfedge(f)'s target: f's triangle (b, c, v) lies away from it
+      if (!m.is_collapse_ok(m.out(v))) continue;
+      m.collapse(m.out(v));
+      m.validate();
+      CHECK_FALSE(m.is_live(v));
+      CHECK(snapshot(m) == before);
+      ++undone;
+    }
+    CHECK(undone == faces.size());
+  }
+}
