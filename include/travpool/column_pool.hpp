@@ -47,6 +47,10 @@
 // columns, iterating, partitioning, shrink_to_fit, compact, clear,
 // validate) needs a quiescent pool. Reading and writing column elements is
 // the caller's business: distinct handles are distinct memory.
+//
+// Files: detail/column_pool_parts.hpp (options, bin layer, column set,
+// locks), detail/column_pool_columns.hpp (the column API, a base),
+// detail/column_pool_impl.hpp (compact, validate).
 #pragma once
 
 #include <algorithm>
@@ -68,6 +72,7 @@
 #include "detail/acquire_concurrent.hpp"
 #include "detail/acquire_local.hpp"
 #include "detail/bin_storage.hpp"
+#include "detail/column_pool_columns.hpp"
 #include "detail/column_pool_parts.hpp"
 #include "detail/partition.hpp"
 #include "detail/slot_bins.hpp"
@@ -92,8 +97,10 @@ inline namespace TRAVPOOL_ABI_NAMESPACE {
 // checks::{off, on} (default: TRAVPOOL_CHECKS). The layout is always
 // compact (a layout option other than layout::compact is rejected).
 template <class... Options>
-class basic_column_pool : private detail::column_pool_parts<Options...> {
+class basic_column_pool : private detail::column_pool_parts<Options...>,
+                          public detail::column_pool_columns<basic_column_pool<Options...>> {
   using parts = detail::column_pool_parts<Options...>;
+  friend detail::column_pool_columns<basic_column_pool>;
   using bin = detail::bin_base;
   using ops = detail::slot_ops;
   using core_type = typename parts::core_type;
@@ -143,45 +150,8 @@ class basic_column_pool : private detail::column_pool_parts<Options...> {
   // Effects: destroys every element of every column and gives back all memory.
   ~basic_column_pool() { release(); }
 
-  // --- columns (quiescent pool) ---
-
-  // Effects: adds a column of T named `name`; every live handle gets a copy
-  // of init, and so does every handle created later.
-  // Returns: its key. Throws: usage_error if the name is taken;
-  // std::bad_alloc if the reservation or a commit is refused; what T's copy
-  // constructor throws. On a throw the pool is unchanged.
-  // Complexity: O(size() + bins).
-  template <class T>
-  column<T> add_column(std::string name, T init = T{}) {
-    return this->columns_.add(
-        std::move(name), std::move(init), bin_slots(), index_.max_bins(),
-        [this](std::uint32_t q) { return index_.at(q) != nullptr; }, *this);
-  }
-
-  // Returns: the key of the column named `name`.
-  // Throws: usage_error if there is none or its type is not T.
-  template <class T>
-  column<T> get_column(std::string_view name) {
-    return this->columns_.template get<T>(name);
-  }
-  template <class T>
-  column<const T> get_column(std::string_view name) const {
-    return this->columns_.template get<const T>(name);
-  }
-  bool has_column(std::string_view name) const noexcept { return this->columns_.find(name) != nullptr; }
-  std::size_t column_count() const noexcept { return this->columns_.size(); }
-
-  // Effects: destroys the column's elements and unmaps it; keys of it
-  // become invalid. Throws: usage_error if it is not a column of this pool.
-  template <class T>
-  void remove_column(column<T> key) {
-    this->columns_.remove(key.id(), *this);
-  }
-  void remove_column(std::string_view name) {
-    const detail::column_base* c = this->columns_.find(name);
-    if (c == nullptr) throw usage_error("travpool: remove_column: no column named '" + std::string(name) + "'");
-    this->columns_.remove(c, *this);
-  }
+  // --- columns (quiescent pool): add_column, get_column, has_column,
+  // column_count, remove_column (detail/column_pool_columns.hpp) ---
 
   // --- handles ---
 
