@@ -14,13 +14,20 @@
 // and y[h] of two columns never share their low 12 address bits (4K
 // aliasing: a store to y[h] stalls the loads of x near it; a sweep
 // y = 2 x + 1 ran 1.8x slower than over two std::vectors without this).
-// So a block may share its first and last page with its neighbours:
-// committing block q commits every page it overlaps; decommitting it drops
-// the pages that lie in block q only. The range is reserved PROT_NONE (no
-// commit charge, huge pages advised); block q is committed (made writable)
-// when a bin takes index q, or when the column is added while bin q exists,
-// and decommitted (pages dropped, PROT_NONE again) when bin q is given back.
-// Pages are taken on first touch only.
+// The range is reserved PROT_NONE (no commit charge, huge pages advised);
+// block q is committed (made writable) when a bin takes index q, or when
+// the column is added while bin q exists, and decommitted (pages dropped,
+// PROT_NONE again) when bin q is given back. Pages are taken on first
+// touch only. Committing block q makes writable every 2 MiB granule it
+// overlaps (within the reservation), not only its pages: a block is
+// smaller than a huge page (32768 slots of 24 B: 768 KiB), and a first
+// touch gets a huge page only if its whole aligned 2 MiB lies in one
+// writable mapping; committed page by page, no column ever got one.
+// Decommitting block q drops the pages that lie in block q only, so
+//   committed(q)  =>  every 2 MiB granule that block q overlaps is writable
+//   a page of block q only is dropped and PROT_NONE while !committed(q),
+//                 unless a committed neighbour's granule made it writable
+//                 (then it is untouched: zero, no memory)
 //
 // Elements are constructed by the pool (construct: a copy of the column's
 // initial value) when a slot's handle is created and destroyed when it is
@@ -28,6 +35,7 @@
 //   slot h live in the pool  <=>  base[h] is a constructed T
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -36,6 +44,7 @@
 #include <typeinfo>
 #include <utility>
 
+#include "bin.hpp"  // round_up
 #include "platform.hpp"
 
 namespace travpool::detail {
@@ -71,9 +80,12 @@ class column_base {
   virtual bool needs_destroy() const noexcept = 0;
 
   // Returns: whether block q is now committed (false: the kernel refused):
-  // the pages that overlap it, so a page may be shared with block q +- 1.
+  // the 2 MiB granules that overlap it, within the reservation, so that
+  // its first touches can take huge pages.
   bool commit(std::uint32_t q) noexcept {
-    const std::uintptr_t first = round_down(at(q)), last = round_up(at(q + 1), page_size);
+    const auto lo = reinterpret_cast<std::uintptr_t>(map_), hi = lo + bytes_;
+    const std::uintptr_t first = std::max(lo, at(q) / huge_page_bytes * huge_page_bytes);
+    const std::uintptr_t last = std::min(hi, round_up(at(q + 1), huge_page_bytes));
     return commit_range(reinterpret_cast<void*>(first), last - first);
   }
   // Effects: drops the pages that lie inside block q only, and makes them

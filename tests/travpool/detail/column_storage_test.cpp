@@ -1,0 +1,94 @@
+// The reserved columns of a column pool (detail/column_storage.hpp) without
+// a pool: what commit and decommit make writable, asked of the kernel
+// through /proc/self/maps (Linux only; elsewhere the test is skipped).
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include <travpool/detail/column_storage.hpp>
+#include <travpool/detail/platform.hpp>
+
+namespace {
+
+namespace td = travpool::detail;
+using addr = std::uintptr_t;
+constexpr addr huge = td::huge_page_bytes;
+
+// Returns: the mapping of /proc/self/maps that holds a: {start, end, perms},
+// or {0, 0, ""} if none (or no /proc).
+struct mapping {
+  addr start = 0, end = 0;
+  std::string perms;
+};
+mapping mapping_of(addr a) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    std::istringstream in(line);
+    std::string range, perms;
+    in >> range >> perms;
+    const auto dash = range.find('-');
+    const addr s = std::stoull(range.substr(0, dash), nullptr, 16),
+               e = std::stoull(range.substr(dash + 1), nullptr, 16);
+    if (s <= a && a < e) return {s, e, perms};
+  }
+  return {};
+}
+bool writable(addr a) { return mapping_of(a).perms.rfind("rw", 0) == 0; }
+
+}  // namespace
+
+TEST_CASE("column_storage: commit makes every 2 MiB granule of the block writable, decommit its own pages only",
+          "[column_storage]") {
+  if (mapping_of(reinterpret_cast<addr>(&huge)).end == 0) {
+    WARN("skipped: no /proc/self/maps");
+    return;
+  }
+  constexpr std::uint32_t slots = 4096, bins = 64;  // blocks of 4096 x 24 B = 96 KiB
+  td::typed_column<std::array<double, 3>> c("xyz", {1, 2, 3}, slots, bins, 5);
+  const addr base = reinterpret_cast<addr>(c.base());
+  const addr block = slots * 24;
+  auto at = [&](std::uint32_t q) { return base + q * block; };
+  // The reservation: bins blocks and one page, from base minus its offset.
+  const addr lo = base / td::page_size * td::page_size, hi = lo + bins * block + td::page_size;
+  CHECK(base % td::page_size == (5 * 7 % 64) * 64);  // staggered
+  CHECK_FALSE(writable(at(20)));
+
+  const std::uint32_t q = 20;
+  REQUIRE(c.commit(q));
+  const addr first = std::max(lo, at(q) / huge * huge), last = std::min(hi, (at(q + 1) + huge - 1) / huge * huge);
+  INFO("block " << std::hex << at(q) << " - " << at(q + 1) << ", granules " << first << " - " << last);
+  const mapping m = mapping_of(at(q));
+  CHECK(m.perms.rfind("rw", 0) == 0);
+  CHECK(m.start <= first);  // the whole granule range is one writable mapping
+  CHECK(m.end >= last);
+  const std::uint32_t mid = q * slots + slots / 2;  // an element on a page of block q only
+  c.data()[q * slots][0] = 42;
+  c.data()[mid][0] = 43;
+
+  // A neighbour in the same granule commits and decommits: q's pages stay
+  // writable and keep their contents.
+  const std::uint32_t n = q + 1;
+  REQUIRE(c.commit(n));
+  c.decommit(n);
+  CHECK(writable(at(q)));
+  CHECK(writable(at(q + 1) - 1));  // q's last byte (its page may be shared with n)
+  CHECK(c.data()[q * slots][0] == 42);
+  CHECK(c.data()[mid][0] == 43);
+  // n's own pages (those not shared with q) are inaccessible again.
+  const addr own = (at(n) + td::page_size - 1) / td::page_size * td::page_size;
+  CHECK_FALSE(writable(own));
+
+  // Decommitting q drops its own pages: committed again, they read zero.
+  c.decommit(q);
+  CHECK_FALSE(writable((at(q) + td::page_size - 1) / td::page_size * td::page_size));
+  REQUIRE(c.commit(q));
+  CHECK(c.data()[mid][0] == 0);
+}
