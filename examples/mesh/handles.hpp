@@ -17,8 +17,10 @@
 #include <array>
 #include <cmath>
 #include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <new>
 #include <type_traits>
 
 #include <travpool/column_pool.hpp>
@@ -118,10 +120,17 @@ class property {
   property() = default;
   explicit property(key c) noexcept : c_(c) {}
   T& operator[](Handle h) const noexcept {
-    if constexpr (std::is_same_v<Handle, Halfedge>)
-      return c_[h.idx() >> 1][h.idx() & 1u];
-    else
+    if constexpr (std::is_same_v<Handle, Halfedge>) {
+      // Element h is half h & 1 of edge h >> 1, at byte h * sizeof(T) of
+      // the column: one scaled index, as in a flat T array (GCC does not
+      // fold c_[h >> 1][h & 1] into that, which lengthened every walk).
+      static_assert(sizeof(element) == 2 * sizeof(T));
+      using byte = std::conditional_t<std::is_const_v<T>, const std::byte, std::byte>;
+      byte* p = reinterpret_cast<byte*>(c_.data()) + std::size_t{h.idx()} * sizeof(T);
+      return *std::launder(reinterpret_cast<T*>(p));
+    } else {
       return c_[h.idx()];
+    }
   }
   explicit operator bool() const noexcept { return static_cast<bool>(c_); }
   operator property<Handle, const T>() const noexcept requires(!std::is_const_v<T>) {
