@@ -119,7 +119,7 @@ inline vec3 barycenter(const triangle_mesh& m) {
 
 inline vec3 face_normal(const triangle_mesh& m, Face f) noexcept {
   const auto c = m.corners(f);
-  const vec3 p0 = m.position(c[0]);
+  const vec3& p0 = m.position(c[0]);
   return normalized(cross(m.position(c[1]) - p0, m.position(c[2]) - p0));
 }
 
@@ -194,7 +194,7 @@ inline void loop_subdivide(triangle_mesh& m) {
   points.reserve(m.edge_count());
   for (const Edge e : m.edges()) {
     const Halfedge h0 = e.halfedge(0), h1 = e.halfedge(1);
-    const vec3 a = m.position(m.to(h0)), b = m.position(m.to(h1));
+    const vec3 &a = m.position(m.to(h0)), &b = m.position(m.to(h1));
     old_edges.push_back(e);
     if (m.is_boundary(e))
       points.push_back(0.5 * (a + b));
