@@ -50,16 +50,16 @@ class basic_vector_mesh {
     m.vout_.assign(nv, invalid);
     m.vdel_.assign(nv, 0);
     // Outgoing face halfedges per vertex (CSR), to pair twins.
-    std::vector<std::uint32_t> first(nv + 1, 0);
+    array<std::uint32_t> first(nv + 1, 0);
     for (const auto& t : tris)
       for (int c = 0; c < 3; ++c) ++first[t[c] + 1];
     for (std::size_t i = 0; i < nv; ++i) first[i + 1] += first[i];
-    std::vector<std::uint32_t> fill(first.begin(), first.end() - 1), slots(3 * nf);
+    array<std::uint32_t> fill(first.begin(), first.end() - 1), slots(3 * nf);
     for (std::size_t f = 0; f < nf; ++f)
       for (std::uint32_t c = 0; c < 3; ++c) slots[fill[tris[f][c]]++] = static_cast<std::uint32_t>(3 * f + c);
     auto target = [&](std::uint32_t s) { return tris[s / 3][(s % 3 + 1) % 3]; };
     auto source = [&](std::uint32_t s) { return tris[s / 3][s % 3]; };
-    std::vector<index> hs(3 * nf, invalid);
+    array<index> hs(3 * nf, invalid);
     for (std::uint32_t s = 0; s < 3 * nf; ++s) {
       if (hs[s] != invalid) continue;
       const auto a = source(s), b = target(s);
@@ -79,7 +79,7 @@ class basic_vector_mesh {
       m.link(h0, h1), m.link(h1, h2), m.link(h2, h0);
       m.vout_[tris[f][0]] = h0, m.vout_[tris[f][1]] = h1, m.vout_[tris[f][2]] = h2;
     }
-    std::vector<index> bout(nv, invalid);
+    array<index> bout(nv, invalid);
     for (index h = 0; h < m.hto_.size(); ++h)
       if (m.hface_[h] == invalid) bout[m.from(h)] = h;
     for (index h = 0; h < m.hto_.size(); ++h)
