@@ -237,10 +237,19 @@ class basic_vector_mesh {
     return static_cast<index>(fhalf_.size() - 1);
   }
   void link(index a, index b) noexcept { hnext_[a] = b, hprev_[b] = a; }
+  // As PMP's adjust_outgoing_halfedge: the first boundary halfedge around
+  // v from vout[v] (the only one unless v is on two boundary loops).
   void adjust_out(index v) {
-    for_out(v, [&](index h) {
-      if (is_boundary_h(h)) vout_[v] = h;
-    });
+    const index s = vout_[v];
+    if (s == invalid) return;
+    index h = s;
+    do {
+      if (is_boundary_h(h)) {
+        vout_[v] = h;
+        return;
+      }
+      h = hnext_[h ^ 1];
+    } while (h != s);
   }
   void remove_edge_helper(index h);
   void remove_loop_helper(index h0);
