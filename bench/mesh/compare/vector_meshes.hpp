@@ -16,19 +16,12 @@
 
 namespace travpool::mesh::compare {
 
-template <class Mesh>
-checksum point_checksum(const Mesh& m) {
+// The checksum of a per-vertex array (points or normals) over the live vertices.
+template <class Mesh, class Array>
+checksum live_checksum(const Mesh& m, const Array& values) {
   checksum s;
   for (std::size_t v = 0; v < m.vertex_slots(); ++v)
-    if (!m.vertex_deleted(static_cast<typename Mesh::index>(v))) s.add(m.points()[v]);
-  return s;
-}
-
-template <class Mesh>
-checksum normal_checksum(const Mesh& m) {
-  checksum s;
-  for (std::size_t v = 0; v < m.vertex_slots(); ++v)
-    if (!m.vertex_deleted(static_cast<typename Mesh::index>(v))) s.add(m.vertex_normals()[v]);
+    if (!m.vertex_deleted(static_cast<typename Mesh::index>(v))) s.add(values[v]);
   return s;
 }
 
@@ -88,8 +81,8 @@ void run_vector_deletion(const scenario& sc, results& r) {
   r["del.V"] = double(m.n_vertices()), r["del.E"] = double(m.n_edges()), r["del.F"] = double(m.n_faces());
   time_normals_smooth(m, sc.pts, sc.runs, "del.", r);
   // time_normals_smooth leaves the normals and the smoothed positions.
-  add_sum(r, "del_normal_sum", normal_checksum(m));
-  add_sum(r, "del_smooth_sum", point_checksum(m));
+  add_sum(r, "del_normal_sum", live_checksum(m, m.vertex_normals()));
+  add_sum(r, "del_smooth_sum", live_checksum(m, m.points()));
   for (std::size_t k = 0; k < sc.held.size(); ++k) {
     add_vec(r, "held." + std::to_string(k) + ".n", m.vertex_normals()[sc.held[k]]);
     add_vec(r, "held." + std::to_string(k) + ".p", m.points()[sc.held[k]]);
@@ -104,19 +97,19 @@ results run_vector(const scenario& sc) {
       [](Mesh& m) { bench::loop_subdivide(m); },
       [&](Mesh& m) {
         r["loop.V"] = double(m.n_vertices()), r["loop.E"] = double(m.n_edges()), r["loop.F"] = double(m.n_faces());
-        add_sum(r, "loop_sum", point_checksum(m));
+        add_sum(r, "loop_sum", live_checksum(m, m.points()));
       });
   {
     Mesh m;
     r["build"] = timed([&] { m = Mesh::from_triangles(sc.pts, sc.tris); });
     time_normals_smooth(m, sc.pts, sc.runs, "", r);
-    add_sum(r, "normal_sum", normal_checksum(m));
-    add_sum(r, "smooth_sum", point_checksum(m));
+    add_sum(r, "normal_sum", live_checksum(m, m.vertex_normals()));
+    add_sum(r, "smooth_sum", live_checksum(m, m.points()));
     std::copy(sc.pts.begin(), sc.pts.end(), m.points().begin());
     std::size_t refused = 0;
     std::vector<double> t;
     for (int i = 0; i < sc.runs; ++i) t.push_back(timed([&] { refused += vector_split_collapse(m); }));
-    add_sum(r, "final_sum", point_checksum(m));
+    add_sum(r, "final_sum", live_checksum(m, m.points()));
     r["split_collapse"] = median(t);
     r["V"] = double(m.n_vertices()), r["E"] = double(m.n_edges()), r["F"] = double(m.n_faces());
     r["refused"] = double(refused);
