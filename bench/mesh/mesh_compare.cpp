@@ -3,7 +3,7 @@
 // same input in one run.
 //
 //   mesh_compare [--input FILE.off|FILE.obj] [--min-faces N] [--runs R]
-//                [--threads N] [--held K] [--json FILE]
+//                [--threads N] [--held K] [--only NAME,...] [--json FILE]
 //
 // The parent reads the input (or generates an icosahedron), applies Loop
 // subdivision (travpool mesh) until it has at least N faces (default
@@ -11,8 +11,9 @@
 // Loop level before it (the coarse soup). It chooses once, with
 // std::mt19937_64 seeded 42, half the faces of the full soup (to delete, in
 // that order) and K (default 1000) vertices that survive the deletion (to
-// hold). Each contender then runs in its own forked child, so that its
-// peak RSS is its own:
+// hold). Each part of each contender (Loop, full mesh, deletion) then runs
+// in its own forked child, so that its peak RSS is its own (--only runs
+// the named contenders only):
 //   (a) travpool    examples/mesh (column pools, 32-bit handles);
 //                   compare/pool_meshes.hpp, compare/travpool_deletion.hpp
 //   (b) vector      bench/mesh/vector_mesh.hpp on std::allocator, and
@@ -53,7 +54,7 @@ namespace {
 
 constexpr const char* usage =
     "usage: mesh_compare [--input FILE.off|FILE.obj] [--min-faces N] [--runs R] [--threads N] [--held K]"
-    " [--json FILE]\n";
+    " [--only NAME,...] [--json FILE]\n";
 
 // The deletion: a random half of the faces (soup indices, in deletion
 // order), and `held` random soup vertices that keep a face.
@@ -80,7 +81,7 @@ void choose_deletion(scenario& sc, std::size_t held) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string input, json;
+  std::string input, json, only;
   long long min_faces = 5'000'000;
   std::size_t held = 1000;
   scenario sc;
@@ -102,6 +103,8 @@ int main(int argc, char** argv) {
       sc.runs = std::max(1, std::atoi(v));
     else if (a == "--threads")
       threads = std::max(1, std::atoi(v));
+    else if (a == "--only")
+      only = v;
     else if (a == "--held")
       held = static_cast<std::size_t>(std::max(1, std::atoi(v)));
     else {
@@ -142,18 +145,40 @@ int main(int argc, char** argv) {
       input.empty() ? "icosahedron" : input.c_str(), input_faces, levels, sc.pts.size(), sc.tris.size(),
       sc.coarse_tris.size(), threads, sc.runs, sc.doomed.size(), sc.held.size());
 
+  // Each contender's parts, each run in its own child (its own peak RSS;
+  // no part starts on memory another left behind).
+  struct contender {
+    const char* name;
+    results (*loop)(const scenario&);
+    results (*full)(const scenario&);
+    results (*deletion)(const scenario&);
+  };
+  const contender contenders[] = {
+      {"travpool", run_travpool_loop, run_travpool, run_travpool_deletion},
+      {"pointer", run_pointer_loop, run_pointer, nullptr},
+      {"vector", run_vector_loop<bench::vector_mesh>, run_vector<bench::vector_mesh>,
+       run_vector_deletion<bench::vector_mesh>},
+      {"vector_huge", run_vector_loop<bench::vector_mesh_huge>, run_vector<bench::vector_mesh_huge>,
+       run_vector_deletion<bench::vector_mesh_huge>},
+      {"openmesh", run_openmesh_loop, run_openmesh, nullptr},
+  };
   std::map<std::string, results> all;
   try {
-    progress("travpool");
-    all["travpool"] = in_child("travpool", [&] { return run_travpool(sc); });
-    progress("pointer");
-    all["pointer"] = in_child("pointer", [&] { return run_pointer(sc); });
-    progress("vector");
-    all["vector"] = in_child("vector", [&] { return run_vector<bench::vector_mesh>(sc); });
-    progress("vector_huge");
-    all["vector_huge"] = in_child("vector_huge", [&] { return run_vector<bench::vector_mesh_huge>(sc); });
-    progress("openmesh");
-    all["openmesh"] = in_child("openmesh", [&] { return run_openmesh(sc); });
+    for (const contender& c : contenders) {
+      if (!only.empty() && ("," + only + ",").find(std::string(",") + c.name + ",") == std::string::npos) continue;
+      results& r = all[c.name];
+      auto part = [&](const char* what, results (*f)(const scenario&), const std::string& rss_key) {
+        if (f == nullptr) return;
+        progress(std::string(c.name) + ": " + what);
+        results p = in_child(std::string(c.name) + " (" + what + ")", [&] { return f(sc); });
+        p[rss_key] = p["peak_rss"];
+        if (rss_key != "peak_rss") p.erase("peak_rss");
+        r.insert(p.begin(), p.end());
+      };
+      part("loop", c.loop, "loop.peak_rss");
+      part("full mesh", c.full, "peak_rss");
+      part("deletion", c.deletion, "del.peak_rss");
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mesh_compare: %s\n", e.what());
     return 1;

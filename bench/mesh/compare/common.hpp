@@ -11,7 +11,8 @@
 //   del_{normal,smooth}_sum.*               after deleting half the faces;
 //   held.<k>.{n,p}{x,y,z}                   normal and smoothed position of
 //                                           held vertex k after deletion;
-//   peak_rss, rss_end                       bytes.
+//   peak_rss, loop.peak_rss, del.peak_rss  the part's child's peak RSS;
+//   rss_end                                 bytes.
 #pragma once
 
 #include <sys/resource.h>

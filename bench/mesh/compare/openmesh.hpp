@@ -35,12 +35,10 @@ inline void build_openmesh(om_mesh& m, const soup_points& pts, const soup_tris& 
     if (!m.add_face(vh[t[0]], vh[t[1]], vh[t[2]]).is_valid()) throw std::runtime_error("OpenMesh rejected a face");
 }
 
-inline results run_openmesh(const scenario& sc) {
+inline results run_openmesh_loop(const scenario& sc) {
   results r;
-  const soup_points& pts = sc.pts;
-  const int runs = sc.runs;
   r["loop"] = time_loop(
-      runs,
+      sc.runs,
       [&] {
         auto m = std::make_unique<om_mesh>();
         build_openmesh(*m, sc.coarse_pts, sc.coarse_tris);
@@ -58,6 +56,13 @@ inline results run_openmesh(const scenario& sc) {
         for (auto v : m->vertices()) s.add({m->point(v)[0], m->point(v)[1], m->point(v)[2]});
         add_sum(r, "loop_sum", s);
       });
+  return r;
+}
+
+inline results run_openmesh(const scenario& sc) {
+  results r;
+  const soup_points& pts = sc.pts;
+  const int runs = sc.runs;
   om_mesh m;
   r["build"] = timed([&] { build_openmesh(m, sc.pts, sc.tris); });
   auto reset = [&] {

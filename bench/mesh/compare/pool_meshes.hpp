@@ -1,39 +1,48 @@
 // bench/mesh/compare/pool_meshes.hpp: contenders (a) travpool
 // (examples/mesh, column pools) and (d) the pointer mesh
 // (bench/mesh/pointer_mesh.hpp), which share one protocol: one Loop level of
-// the coarse soup (R rebuilds, only the subdivision timed), then on the full
+// the coarse soup (R rebuilds, only the subdivision timed); on the full
 // soup normals and smooth10 serially, with OpenMP and with TBB, then
-// split_collapse. The travpool child then runs the deletion scenario
-// (travpool_deletion.hpp).
+// split_collapse. Each runs in its own child. travpool also runs the
+// deletion scenario (travpool_deletion.hpp).
 #pragma once
 
 #include "algorithms.hpp"
 #include "common.hpp"
 #include "pointer_ops.hpp"
-#include "travpool/memory.hpp"
 
 namespace travpool::mesh::compare {
 
 // Ops gives build(pts, tris), loop(m), for_each_position(m, f(vec3&)),
 // for_each_normal(m, f(const vec3&)), normals(m, how), smooth(m, how) and
 // split_collapse(m).
+
+template <class Mesh, class Ops>
+checksum position_checksum(Ops ops, Mesh& m) {
+  checksum c;
+  ops.for_each_position(m, [&](const vec3& p) { c.add(p); });
+  return c;
+}
+
+// One Loop level of the coarse soup, sc.runs times (rebuilt untimed).
+template <class Mesh, class Ops>
+results run_pool_loop(const scenario& sc, Ops ops) {
+  results r;
+  r["loop"] = time_loop(
+      sc.runs, [&] { return ops.build(sc.coarse_pts, sc.coarse_tris); }, [&](Mesh& m) { ops.loop(m); },
+      [&](Mesh& m) {
+        r["loop.V"] = double(m.vertex_count()), r["loop.E"] = double(m.edge_count());
+        r["loop.F"] = double(m.face_count());
+        add_sum(r, "loop_sum", position_checksum(ops, m));
+      });
+  return r;
+}
+
+// Normals, smooth10 and split_collapse on the full soup.
 template <class Mesh, class Ops>
 results run_pool_mesh(const scenario& sc, Ops ops) {
   results r;
   const int runs = sc.runs;
-  auto position_checksum = [&](Mesh& m) {
-    checksum c;
-    ops.for_each_position(m, [&](const vec3& p) { c.add(p); });
-    return c;
-  };
-  r["loop"] = time_loop(
-      runs, [&] { return ops.build(sc.coarse_pts, sc.coarse_tris); }, [&](Mesh& m) { ops.loop(m); },
-      [&](Mesh& m) {
-        r["loop.V"] = double(m.vertex_count()), r["loop.E"] = double(m.edge_count());
-        r["loop.F"] = double(m.face_count());
-        add_sum(r, "loop_sum", position_checksum(m));
-      });
-  travpool::trim_span_cache();  // the full mesh starts on fresh memory, as the others
   Mesh m;
   r["build"] = timed([&] { m = ops.build(sc.pts, sc.tris); });
   auto reset = [&] {
@@ -57,11 +66,11 @@ results run_pool_mesh(const scenario& sc, Ops ops) {
     reset();
     st.push_back(timed([&] { ops.smooth(m, execution::tbb); }));
   }
-  add_sum(r, "smooth_sum", position_checksum(m));
+  add_sum(r, "smooth_sum", position_checksum(ops, m));
   reset();
   std::size_t refused = 0;
   for (int i = 0; i < runs; ++i) sc_t.push_back(timed([&] { refused += ops.split_collapse(m).refused; }));
-  add_sum(r, "final_sum", position_checksum(m));
+  add_sum(r, "final_sum", position_checksum(ops, m));
   r["normals.serial"] = median(ns), r["normals.openmp"] = median(no), r["normals.tbb"] = median(nt);
   r["smooth10.serial"] = median(ss), r["smooth10.openmp"] = median(so), r["smooth10.tbb"] = median(st);
   r["split_collapse"] = median(sc_t);
@@ -106,6 +115,9 @@ struct pointer_mesh_ops {
   static split_collapse_result split_collapse(mesh& m) { return bench::pointer::split_collapse(m); }
 };
 
+inline results run_pointer_loop(const scenario& sc) {
+  return run_pool_loop<bench::pointer::triangle_mesh>(sc, pointer_mesh_ops{});
+}
 inline results run_pointer(const scenario& sc) {
   return run_pool_mesh<bench::pointer::triangle_mesh>(sc, pointer_mesh_ops{});
 }

@@ -39,19 +39,22 @@ class report {
     std::printf("%-11s %8s %8s %8s %8s %8s %8s %8s %8s %8s %9s %9s\n", "contender", "build", "norm 1t", "norm omp",
                 "norm tbb", "smth 1t", "smth omp", "smth tbb", "splt_col", "loop", "peak MiB", "+base MiB");
     for (const char* c : names)
-      std::printf("%-11s%s%s%s%s%s%s%s%s%s %9.0f %9.0f\n", c, cell(c, "build").c_str(),
-                  cell(c, "normals.serial").c_str(), cell(c, "normals.openmp").c_str(), cell(c, "normals.tbb").c_str(),
-                  cell(c, "smooth10.serial").c_str(), cell(c, "smooth10.openmp").c_str(),
-                  cell(c, "smooth10.tbb").c_str(), cell(c, "split_collapse").c_str(), cell(c, "loop").c_str(),
-                  get(c, "peak_rss") / (1 << 20), (get(c, "peak_rss") - base_rss) / (1 << 20));
+      if (has(c))
+        std::printf(
+            "%-11s%s%s%s%s%s%s%s%s%s %9.0f %9.0f\n", c, cell(c, "build").c_str(), cell(c, "normals.serial").c_str(),
+            cell(c, "normals.openmp").c_str(), cell(c, "normals.tbb").c_str(), cell(c, "smooth10.serial").c_str(),
+            cell(c, "smooth10.openmp").c_str(), cell(c, "smooth10.tbb").c_str(), cell(c, "split_collapse").c_str(),
+            cell(c, "loop").c_str(), get(c, "peak_rss") / (1 << 20), (get(c, "peak_rss") - base_rss) / (1 << 20));
     std::printf("\nafter deleting half the faces (vector meshes: before garbage collection):\n");
-    std::printf("%-11s %8s %8s %8s %8s %8s %8s %8s\n", "contender", "delete", "norm 1t", "norm omp", "norm tbb",
-                "smth 1t", "smth omp", "smth tbb");
+    std::printf("%-11s %8s %8s %8s %8s %8s %8s %8s %9s\n", "contender", "delete", "norm 1t", "norm omp", "norm tbb",
+                "smth 1t", "smth omp", "smth tbb", "peak MiB");
     for (const char* c : {"travpool", "vector", "vector_huge"})
-      std::printf("%-11s%s%s%s%s%s%s%s\n", c, cell(c, "del.delete").c_str(), cell(c, "del.normals.serial").c_str(),
-                  cell(c, "del.normals.openmp").c_str(), cell(c, "del.normals.tbb").c_str(),
-                  cell(c, "del.smooth10.serial").c_str(), cell(c, "del.smooth10.openmp").c_str(),
-                  cell(c, "del.smooth10.tbb").c_str());
+      if (has(c))
+        std::printf("%-11s%s%s%s%s%s%s%s %9.0f\n", c, cell(c, "del.delete").c_str(),
+                    cell(c, "del.normals.serial").c_str(), cell(c, "del.normals.openmp").c_str(),
+                    cell(c, "del.normals.tbb").c_str(), cell(c, "del.smooth10.serial").c_str(),
+                    cell(c, "del.smooth10.openmp").c_str(), cell(c, "del.smooth10.tbb").c_str(),
+                    get(c, "del.peak_rss") / (1 << 20));
     std::printf(
         "(seconds, medians of %d runs; 'peak MiB' is the child's peak RSS, '+base MiB' the part above the %.0f MiB"
         " the parent held at fork: input soups and libraries)\n",
@@ -61,6 +64,7 @@ class report {
   void print_ratios(double base_rss) const {
     std::printf("\nratios (> 1 means travpool is faster or smaller; omp / tbb: travpool's OpenMP / TBB run):\n");
     for (const char* c : {"vector", "vector_huge", "openmesh", "pointer"}) {
+      if (!has(c)) continue;
       const bool serial_only = std::string(c) == "openmesh";
       const char* p = serial_only ? ".serial" : ".openmp";
       std::printf(
@@ -72,10 +76,11 @@ class report {
     }
     std::printf("  after deletion (vector meshes before GC, OpenMP):\n");
     for (const char* c : {"vector", "vector_huge"})
-      std::printf("    vs %-11s normals %s  smooth10 %s  serial: normals %.2fx, smooth10 %.2fx\n", c,
-                  pair("del.normals", c, ".openmp").c_str(), pair("del.smooth10", c, ".openmp").c_str(),
-                  get(c, "del.normals.serial") / get("travpool", "del.normals.serial"),
-                  get(c, "del.smooth10.serial") / get("travpool", "del.smooth10.serial"));
+      if (has(c))
+        std::printf("    vs %-11s normals %s  smooth10 %s  serial: normals %.2fx, smooth10 %.2fx\n", c,
+                    pair("del.normals", c, ".openmp").c_str(), pair("del.smooth10", c, ".openmp").c_str(),
+                    get(c, "del.normals.serial") / get("travpool", "del.normals.serial"),
+                    get(c, "del.smooth10.serial") / get("travpool", "del.smooth10.serial"));
     std::printf(
         "  (openmesh and pointer: their serial / own mode; split_collapse of vector* and openmesh includes GC)\n");
   }
@@ -85,15 +90,18 @@ class report {
     bool ok = true;
     std::printf("\nagreement (vs travpool):\n");
     for (const char* c : {"pointer", "vector", "vector_huge", "openmesh"}) {
+      if (!has(c)) continue;
       ok &= counts(c, {"V", "E", "F", "refused"});
       ok &= sums(c, {"normal_sum", "smooth_sum", "final_sum"});
       ok &= counts(c, {"loop.V", "loop.E", "loop.F"});
       ok &= sums(c, {"loop_sum"});
     }
     for (const char* c : {"vector", "vector_huge"}) {
+      if (!has(c)) continue;
       ok &= counts(c, {"del.V", "del.E", "del.F"});
       ok &= sums(c, {"del_normal_sum", "del_smooth_sum"});
     }
+    if (!has("travpool")) return ok;
     const double n = get("travpool", "held.n");
     const bool kept =
         n > 0 && get("travpool", "held.ok_after_delete") == n && get("travpool", "held.live_after_ops") == n;
@@ -103,6 +111,7 @@ class report {
         get("travpool", "held.ok_after_delete"), get("travpool", "held.live_after_ops"), n, verdict(kept));
     ok &= kept;
     for (const char* c : {"vector", "vector_huge"}) {
+      if (!has(c)) continue;
       double worst = 0;
       int missing = 0;
       for (int k = 0; k < int(n); ++k)
@@ -128,6 +137,7 @@ class report {
     js.precision(9);
     js << "{" << header << ",\"agree\":" << (agree ? "true" : "false");
     for (const char* c : names) {
+      if (!has(c)) continue;
       js << ",\"" << c << "\":{";
       bool first = true;
       if (const auto ci = all_.find(c); ci != all_.end())
@@ -146,6 +156,7 @@ class report {
   static constexpr const char* names[] = {"travpool", "pointer", "vector", "vector_huge", "openmesh"};
 
  private:
+  bool has(const std::string& c) const { return all_.count(c) != 0; }
   static const char* verdict(bool ok) { return ok ? "ok" : "MISMATCH"; }
   std::optional<double> value(const std::string& c, const std::string& k) const {
     const auto ci = all_.find(c);

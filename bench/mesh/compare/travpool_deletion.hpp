@@ -1,6 +1,6 @@
-// bench/mesh/compare/travpool_deletion.hpp: the travpool child (contender
-// (a)): the shared protocol of pool_meshes.hpp, then the deletion scenario
-// on a fresh mesh of the full soup:
+// bench/mesh/compare/travpool_deletion.hpp: contender (a), travpool: the
+// shared protocol of pool_meshes.hpp, and the deletion scenario (its own
+// child) on a mesh of the full soup:
 //   1. delete the faces sc.doomed (soup indices, in that order) with
 //      delete_face, which deletes the edges and vertices left isolated;
 //   2. time normals and smooth10 (serial, OpenMP, TBB) on what is left.
@@ -17,7 +17,8 @@
 
 namespace travpool::mesh::compare {
 
-inline void run_travpool_deletion(const scenario& sc, results& r) {
+inline results run_travpool_deletion(const scenario& sc) {
+  results r;
   const int runs = sc.runs;
   triangle_mesh m = triangle_mesh::from_triangles(sc.pts, sc.tris);
   // A fresh mesh traverses in creation order: soup order.
@@ -73,14 +74,10 @@ inline void run_travpool_deletion(const scenario& sc, results& r) {
   r["held.live_after_ops"] = double(live);
   r["del.normals.serial"] = median(ns), r["del.normals.openmp"] = median(no), r["del.normals.tbb"] = median(nt);
   r["del.smooth10.serial"] = median(ss), r["del.smooth10.openmp"] = median(so), r["del.smooth10.tbb"] = median(st);
-}
-
-inline results run_travpool(const scenario& sc) {
-  results r = run_pool_mesh<triangle_mesh>(sc, column_mesh_ops{});
-  travpool::trim_span_cache();
-  run_travpool_deletion(sc, r);
-  r["rss_end"] = double(rss_now_bytes());
   return r;
 }
+
+inline results run_travpool_loop(const scenario& sc) { return run_pool_loop<triangle_mesh>(sc, column_mesh_ops{}); }
+inline results run_travpool(const scenario& sc) { return run_pool_mesh<triangle_mesh>(sc, column_mesh_ops{}); }
 
 }  // namespace travpool::mesh::compare

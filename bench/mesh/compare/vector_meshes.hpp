@@ -1,11 +1,11 @@
 // bench/mesh/compare/vector_meshes.hpp: contender (b), the std::vector +
 // 32-bit index mesh (bench/mesh/vector_mesh.hpp), on std::allocator
-// ("vector") or on huge pages ("vector_huge"), each in its own child:
+// ("vector") or on huge pages ("vector_huge"), each part in its own child:
 // one Loop level of the coarse soup (R rebuilds, only the subdivision
 // timed); on the full soup normals and smooth10 (serial and `omp parallel
-// for`), split_collapse with garbage_collection(); then on a fresh mesh the
-// deletion scenario of travpool_deletion.hpp, timed BEFORE any garbage
-// collection (indices are still soup indices).
+// for`), split_collapse with garbage_collection(); the deletion scenario
+// of travpool_deletion.hpp, timed BEFORE any garbage collection (indices
+// are still soup indices).
 #pragma once
 
 #include <string>
@@ -73,7 +73,8 @@ std::size_t vector_split_collapse(Mesh& m) {
 }
 
 template <class Mesh>
-void run_vector_deletion(const scenario& sc, results& r) {
+results run_vector_deletion(const scenario& sc) {
+  results r;
   Mesh m = Mesh::from_triangles(sc.pts, sc.tris);
   r["del.delete"] = timed([&] {
     for (const std::uint32_t f : sc.doomed) m.delete_face(f);
@@ -87,10 +88,11 @@ void run_vector_deletion(const scenario& sc, results& r) {
     add_vec(r, "held." + std::to_string(k) + ".n", m.vertex_normals()[sc.held[k]]);
     add_vec(r, "held." + std::to_string(k) + ".p", m.points()[sc.held[k]]);
   }
+  return r;
 }
 
 template <class Mesh>
-results run_vector(const scenario& sc) {
+results run_vector_loop(const scenario& sc) {
   results r;
   r["loop"] = time_loop(
       sc.runs, [&] { return Mesh::from_triangles(sc.coarse_pts, sc.coarse_tris); },
@@ -99,6 +101,12 @@ results run_vector(const scenario& sc) {
         r["loop.V"] = double(m.n_vertices()), r["loop.E"] = double(m.n_edges()), r["loop.F"] = double(m.n_faces());
         add_sum(r, "loop_sum", live_checksum(m, m.points()));
       });
+  return r;
+}
+
+template <class Mesh>
+results run_vector(const scenario& sc) {
+  results r;
   {
     Mesh m;
     r["build"] = timed([&] { m = Mesh::from_triangles(sc.pts, sc.tris); });
@@ -114,7 +122,6 @@ results run_vector(const scenario& sc) {
     r["V"] = double(m.n_vertices()), r["E"] = double(m.n_edges()), r["F"] = double(m.n_faces());
     r["refused"] = double(refused);
   }
-  run_vector_deletion<Mesh>(sc, r);
   r["rss_end"] = double(rss_now_bytes());
   return r;
 }
