@@ -37,6 +37,7 @@
 #include <boost/pool/object_pool.hpp>
 #include <boost/pool/pool_alloc.hpp>
 
+#include "huge_page_allocator.hpp"
 #include "travpool/pool.hpp"
 
 #ifdef TRAVPOOL_BENCH_HAVE_COLONY
@@ -220,27 +221,8 @@ struct vector_adapter : no_after_release {
   }
 };
 
-// An allocator that asks for transparent huge pages (2 MiB aligned,
-// madvise(MADV_HUGEPAGE)), as travpool does for its bins. With THP in
-// "madvise" mode glibc's malloc never asks, so a plain std::vector runs on
-// 4 KiB pages; this variant separates the page size from the layout.
-template <class T>
-struct huge_page_allocator {
-  using value_type = T;
-  static constexpr std::size_t huge = std::size_t{2} << 20;
-  huge_page_allocator() = default;
-  template <class U>
-  huge_page_allocator(const huge_page_allocator<U>&) noexcept {}
-  T* allocate(std::size_t n) {
-    const std::size_t bytes = (n * sizeof(T) + huge - 1) / huge * huge;
-    void* p = std::aligned_alloc(huge, bytes);
-    if (p == nullptr) throw std::bad_alloc();
-    ::madvise(p, bytes, MADV_HUGEPAGE);
-    return static_cast<T*>(p);
-  }
-  void deallocate(T* p, std::size_t) noexcept { std::free(p); }
-  friend bool operator==(const huge_page_allocator&, const huge_page_allocator&) noexcept { return true; }
-};
+// huge_page_allocator (huge_page_allocator.hpp): std::vector on 2 MiB pages.
+using travpool::bench::huge_page_allocator;
 
 struct vector_huge_adapter : no_after_release {
   using container = std::vector<element, huge_page_allocator<element>>;

@@ -3,42 +3,63 @@
 // form edge h / 2), deleted flags, and a PMP-style garbage_collection() that
 // compacts the arrays and remaps every index. Parallel loops are plain
 // `omp parallel for` over the index range.
+//
+// basic_vector_mesh<Alloc> takes the allocator template of every array
+// (scratch buffers included): vector_mesh runs on std::allocator (4 KiB
+// pages with THP in "madvise" mode), vector_mesh_huge on
+// huge_page_allocator (2 MiB pages), which separates page size from layout.
+//
+// Invariants (as PMP's SurfaceMesh): for a live halfedge h,
+// prev[next[h]] == h, to[h ^ 1] == from(h), face[h] == invalid iff h is a
+// boundary halfedge; vout[v] is a boundary halfedge whenever v has one,
+// invalid iff v is isolated or deleted. Deleted elements keep their slots
+// (flag = 1) until garbage_collection(); n_* counts the live ones.
+// The edits (split, collapse, delete_face, insert_vertex, insert_edge,
+// garbage_collection) are in vector_mesh_edit.hpp, Loop subdivision in
+// vector_mesh_loop.hpp.
 #pragma once
 
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "huge_page_allocator.hpp"
 #include "mesh.hpp"  // vec3 and its helpers only
 
 namespace travpool::mesh::bench {
 
-class vector_mesh {
+template <template <class> class Alloc>
+class basic_vector_mesh {
  public:
   using index = std::uint32_t;
   static constexpr index invalid = ~index{0};
+  template <class T>
+  using array = std::vector<T, Alloc<T>>;
 
-  static vector_mesh from_triangles(const std::vector<vec3>& points,
-                                    const std::vector<std::array<std::uint32_t, 3>>& tris) {
-    vector_mesh m;
+  // Builds the mesh of a triangle soup: vertex i is points[i], face f is
+  // tris[f]. Throws std::runtime_error for a non-manifold vertex.
+  static basic_vector_mesh from_triangles(const std::vector<vec3>& points,
+                                          const std::vector<std::array<std::uint32_t, 3>>& tris) {
+    basic_vector_mesh m;
     const std::size_t nv = points.size(), nf = tris.size();
-    m.points_ = points;
+    m.points_.assign(points.begin(), points.end());
     m.vout_.assign(nv, invalid);
     m.vdel_.assign(nv, 0);
     // Outgoing face halfedges per vertex (CSR), to pair twins.
-    std::vector<std::uint32_t> first(nv + 1, 0);
+    array<std::uint32_t> first(nv + 1, 0);
     for (const auto& t : tris)
       for (int c = 0; c < 3; ++c) ++first[t[c] + 1];
     for (std::size_t i = 0; i < nv; ++i) first[i + 1] += first[i];
-    std::vector<std::uint32_t> fill(first.begin(), first.end() - 1), slots(3 * nf);
+    array<std::uint32_t> fill(first.begin(), first.end() - 1), slots(3 * nf);
     for (std::size_t f = 0; f < nf; ++f)
       for (std::uint32_t c = 0; c < 3; ++c) slots[fill[tris[f][c]]++] = static_cast<std::uint32_t>(3 * f + c);
     auto target = [&](std::uint32_t s) { return tris[s / 3][(s % 3 + 1) % 3]; };
     auto source = [&](std::uint32_t s) { return tris[s / 3][s % 3]; };
-    std::vector<index> hs(3 * nf, invalid);
+    array<index> hs(3 * nf, invalid);
     for (std::uint32_t s = 0; s < 3 * nf; ++s) {
       if (hs[s] != invalid) continue;
       const auto a = source(s), b = target(s);
@@ -58,7 +79,7 @@ class vector_mesh {
       m.link(h0, h1), m.link(h1, h2), m.link(h2, h0);
       m.vout_[tris[f][0]] = h0, m.vout_[tris[f][1]] = h1, m.vout_[tris[f][2]] = h2;
     }
-    std::vector<index> bout(nv, invalid);
+    array<index> bout(nv, invalid);
     for (index h = 0; h < m.hto_.size(); ++h)
       if (m.hface_[h] == invalid) bout[m.from(h)] = h;
     for (index h = 0; h < m.hto_.size(); ++h)
@@ -110,9 +131,17 @@ class vector_mesh {
     return r;
   }
 
-  std::vector<vec3>& points() noexcept { return points_; }
-  const std::vector<vec3>& vertex_normals() const noexcept { return vnormal_; }
+  index out(index v) const noexcept { return vout_[v]; }
+  array<vec3>& points() noexcept { return points_; }
+  const array<vec3>& points() const noexcept { return points_; }
+  const array<vec3>& vertex_normals() const noexcept { return vnormal_; }
   bool vertex_deleted(index v) const noexcept { return vdel_[v] != 0; }
+  bool face_deleted(index f) const noexcept { return fdel_[f] != 0; }
+  bool edge_deleted(index e) const noexcept { return edel_[e] != 0; }
+  // Slots, deleted ones included (the index ranges of the loops).
+  std::size_t vertex_slots() const noexcept { return points_.size(); }
+  std::size_t edge_slots() const noexcept { return hto_.size() / 2; }
+  std::size_t face_slots() const noexcept { return fhalf_.size(); }
 
   void compute_normals(bool parallel) {
     const auto nf = static_cast<std::int64_t>(fhalf_.size());
@@ -139,7 +168,7 @@ class vector_mesh {
 
   void smooth(int iterations, bool parallel) {
     const auto nv = static_cast<std::int64_t>(points_.size());
-    std::vector<vec3> buf(points_.size());
+    array<vec3> buf(points_.size());
     for (int it = 0; it < iterations; ++it) {
 #pragma omp parallel for schedule(static) if (parallel)
       for (std::int64_t v = 0; v < nv; ++v) {
@@ -159,111 +188,29 @@ class vector_mesh {
     }
   }
 
-  // Splits face f at p into three; returns the new vertex.
-  index split(index f, const vec3& p) {
-    const index h0 = fhalf_[f], h1 = hnext_[h0], h2 = hnext_[h1];
-    const index a = hto_[h2], b = hto_[h0], c = hto_[h1];
-    const index v = new_vertex(p);
-    const index va = new_edge(v, a), av = va ^ 1;
-    const index vb = new_edge(v, b), bv = vb ^ 1;
-    const index vc = new_edge(v, c), cv = vc ^ 1;
-    const index f1 = new_face(h1), f2 = new_face(h2);
-    link(h0, bv), link(bv, va), link(va, h0);
-    link(h1, cv), link(cv, vb), link(vb, h1);
-    link(h2, av), link(av, vc), link(vc, h2);
-    hface_[bv] = hface_[va] = f;
-    hface_[h1] = hface_[cv] = hface_[vb] = f1;
-    hface_[h2] = hface_[av] = hface_[vc] = f2;
-    vout_[v] = va;
-    return v;
-  }
-
-  bool is_collapse_ok(index v0v1) const {
-    const index v1v0 = v0v1 ^ 1;
-    const index v0 = hto_[v1v0], v1 = hto_[v0v1];
-    index vl = invalid, vr = invalid;
-    if (!is_boundary_h(v0v1)) {
-      const index h1 = hnext_[v0v1], h2 = hnext_[h1];
-      vl = hto_[h1];
-      if (is_boundary_h(h1 ^ 1) && is_boundary_h(h2 ^ 1)) return false;
-    }
-    if (!is_boundary_h(v1v0)) {
-      const index h1 = hnext_[v1v0], h2 = hnext_[h1];
-      vr = hto_[h1];
-      if (is_boundary_h(h1 ^ 1) && is_boundary_h(h2 ^ 1)) return false;
-    }
-    if (vl == vr) return false;
-    if (is_boundary_v(v0) && is_boundary_v(v1) && !is_boundary_h(v0v1) && !is_boundary_h(v1v0)) return false;
-    bool ok = true;
-    for_out(v0, [&](index h) {
-      const index w = hto_[h];
-      if (ok && w != v1 && w != vl && w != vr && find_halfedge(w, v1) != invalid) ok = false;
-    });
-    if (!ok) return false;
-    if (vl != invalid && vr != invalid) {
-      const index h = find_halfedge(vl, vr);
-      if (h != invalid) {
-        const index a = is_boundary_h(h) ? invalid : hto_[hnext_[h]];
-        const index b = is_boundary_h(h ^ 1) ? invalid : hto_[hnext_[h ^ 1]];
-        if ((a == v0 && b == v1) || (a == v1 && b == v0)) return false;
-      }
-    }
-    return true;
-  }
-
-  // Collapses h (from(h) merges into to(h)); marks the removed elements deleted.
-  void collapse(index h0) {
-    const index h1 = hprev_[h0], o0 = h0 ^ 1, o1 = hnext_[o0];
-    remove_edge_helper(h0);
-    if (hnext_[hnext_[h1]] == h1) remove_loop_helper(h1);
-    if (hnext_[hnext_[o1]] == o1) remove_loop_helper(o1);
-  }
-
-  // Removes deleted elements: compacts every array and remaps every index.
-  void garbage_collection() {
-    if (!has_garbage()) return;
-    auto compact_map = [](const std::vector<std::uint8_t>& del, std::vector<index>& map, std::size_t per) {
-      map.assign(del.size() * per, invalid);
-      index n = 0;
-      for (std::size_t i = 0; i < del.size(); ++i)
-        if (!del[i])
-          for (std::size_t k = 0; k < per; ++k) map[i * per + k] = n++;
-      return n;
-    };
-    std::vector<index> vmap, hmap, fmap;
-    const index nv = compact_map(vdel_, vmap, 1);
-    const index nh = compact_map(edel_, hmap, 2);
-    const index nf = compact_map(fdel_, fmap, 1);
-    auto remap = [](index i, const std::vector<index>& map) { return i == invalid ? invalid : map[i]; };
-    // Vertices.
-    for (std::size_t v = 0; v < vdel_.size(); ++v)
-      if (!vdel_[v]) {
-        const index t = vmap[v];
-        points_[t] = points_[v];
-        vnormal_[t] = vnormal_[v];
-        vout_[t] = remap(vout_[v], hmap);
-      }
-    // Halfedges.
-    for (std::size_t h = 0; h < hto_.size(); ++h)
-      if (!edel_[h / 2]) {
-        const index t = hmap[h];
-        hto_[t] = vmap[hto_[h]];
-        hnext_[t] = hmap[hnext_[h]];
-        hprev_[t] = hmap[hprev_[h]];
-        hface_[t] = remap(hface_[h], fmap);
-      }
-    // Faces.
-    for (std::size_t f = 0; f < fdel_.size(); ++f)
-      if (!fdel_[f]) {
-        const index t = fmap[f];
-        fhalf_[t] = hmap[fhalf_[f]];
-        fnormal_[t] = fnormal_[f];
-      }
-    points_.resize(nv), vnormal_.resize(nv), vout_.resize(nv), vdel_.assign(nv, 0);
-    hto_.resize(nh), hnext_.resize(nh), hprev_.resize(nh), hface_.resize(nh), edel_.assign(nh / 2, 0);
-    fhalf_.resize(nf), fnormal_.resize(nf), fdel_.assign(nf, 0);
-    deleted_v_ = deleted_e_ = deleted_f_ = 0;
-  }
+  // --- edits (vector_mesh_edit.hpp) ---
+  // Splits face f at p into three; returns the new vertex. O(1).
+  index split(index f, const vec3& p);
+  // The link condition for collapsing v0v1 (from(v0v1) into to(v0v1)).
+  bool is_collapse_ok(index v0v1) const;
+  // Collapses h (from(h) merges into to(h)); marks the removed elements
+  // deleted. Requires is_collapse_ok(h).
+  void collapse(index h);
+  // As PMP's delete_face: f's halfedges become boundary ones, its edges
+  // left without a face and vertices left without an edge are marked
+  // deleted, the corners' out halfedges are adjusted. O(valence).
+  void delete_face(index f);
+  // Splits the edge of h0 (v0 -> v2) at the isolated vertex v; h0 then
+  // ends at v. Returns the new halfedge v2 -> v. O(valence).
+  index insert_vertex(index h0, index v);
+  // Splits the face of h0 and h1 by a new edge to(h0) -> to(h1); returns it.
+  index insert_edge(index h0, index h1);
+  // Removes deleted elements: compacts every array and remaps every index
+  // (invalidates every index held outside).
+  void garbage_collection();
+  // Capacity for nv vertices, ne edges and nf faces (no reallocation up to).
+  void reserve(std::size_t nv, std::size_t ne, std::size_t nf);
+  index add_vertex(const vec3& p) { return new_vertex(p); }
 
  private:
   index new_vertex(const vec3& p) {
@@ -290,42 +237,32 @@ class vector_mesh {
     return static_cast<index>(fhalf_.size() - 1);
   }
   void link(index a, index b) noexcept { hnext_[a] = b, hprev_[b] = a; }
+  // As PMP's adjust_outgoing_halfedge: the first boundary halfedge around
+  // v from vout[v] (the only one unless v is on two boundary loops).
   void adjust_out(index v) {
-    for_out(v, [&](index h) {
-      if (is_boundary_h(h)) vout_[v] = h;
-    });
+    const index s = vout_[v];
+    if (s == invalid) return;
+    index h = s;
+    do {
+      if (is_boundary_h(h)) {
+        vout_[v] = h;
+        return;
+      }
+      h = hnext_[h ^ 1];
+    } while (h != s);
   }
-  void remove_edge_helper(index h) {
-    const index hn = hnext_[h], hp = hprev_[h], o = h ^ 1, on = hnext_[o], op = hprev_[o];
-    const index fh = hface_[h], fo = hface_[o], vh = hto_[h], vo = hto_[o];
-    const bool on_boundary = is_boundary_h(vout_[vh]) || is_boundary_h(vout_[vo]);
-    for_out(vo, [&](index hc) { hto_[hc ^ 1] = vh; });
-    link(hp, hn), link(op, on);
-    if (fh != invalid) fhalf_[fh] = hn;
-    if (fo != invalid) fhalf_[fo] = on;
-    if (vout_[vh] == o) vout_[vh] = hn;
-    if (on_boundary) adjust_out(vh);
-    vout_[vo] = invalid;
-    vdel_[vo] = 1, ++deleted_v_;
-    edel_[h / 2] = 1, ++deleted_e_;
-  }
-  void remove_loop_helper(index h0) {
-    const index h1 = hnext_[h0], o0 = h0 ^ 1, o1 = h1 ^ 1, v0 = hto_[h0], v1 = hto_[h1];
-    const index fh = hface_[h0], fo = hface_[o0];
-    link(hprev_[o0], h1);
-    link(h1, hnext_[o0]);
-    hface_[h1] = fo;
-    if (vout_[v0] == o0) vout_[v0] = h1;
-    if (vout_[v1] == h0) vout_[v1] = o1;
-    if (fo != invalid && fhalf_[fo] == o0) fhalf_[fo] = h1;
-    if (fh != invalid) fdel_[fh] = 1, ++deleted_f_;
-    edel_[h0 / 2] = 1, ++deleted_e_;
-  }
+  void remove_edge_helper(index h);
+  void remove_loop_helper(index h0);
 
-  std::vector<vec3> points_, vnormal_, fnormal_;
-  std::vector<index> vout_, hto_, hnext_, hprev_, hface_, fhalf_;
-  std::vector<std::uint8_t> vdel_, edel_, fdel_;
+  array<vec3> points_, vnormal_, fnormal_;
+  array<index> vout_, hto_, hnext_, hprev_, hface_, fhalf_;
+  array<std::uint8_t> vdel_, edel_, fdel_;
   std::size_t deleted_v_ = 0, deleted_e_ = 0, deleted_f_ = 0;
 };
 
+using vector_mesh = basic_vector_mesh<std::allocator>;
+using vector_mesh_huge = basic_vector_mesh<travpool::bench::huge_page_allocator>;
+
 }  // namespace travpool::mesh::bench
+
+#include "vector_mesh_edit.hpp"
