@@ -161,12 +161,11 @@ inline void smooth(triangle_mesh& m, int iterations, execution how = execution::
 // --- Loop subdivision ----------------------------------------------------------
 
 // One level of Loop subdivision (Loop 1987; boundary rules of Hoppe et al.):
-// every triangle becomes four. In place: the old vertices' new positions go
-// to their scratch buffers (normals are stale afterwards), every old edge
-// gets a new vertex at its edge point, then every old face (a hexagon by
-// now) has its three corners cut. A face's halfedge() ends at a new vertex
-// after the edge splits, which tells corners from new vertices without a
-// flag.
+// every triangle becomes four. In place: the old vertices' new positions
+// go to their scratch buffers (normals are stale afterwards) and every old
+// edge's edge point to a list, both from the old positions; then the old
+// vertices move, and split_into_four gives every old edge a new vertex at
+// its edge point and cuts every triangle into four.
 inline void loop_subdivide(triangle_mesh& m) {
   // 1. New positions of the old vertices.
   m.vertices().for_each([&](Vertex v) {
@@ -201,19 +200,10 @@ inline void loop_subdivide(triangle_mesh& m) {
     else
       points.push_back(0.375 * (a + b) + 0.125 * (m.position(m.to(m.next(h0))) + m.position(m.to(m.next(h1)))));
   }
-  std::vector<Face> old_faces(m.faces().begin(), m.faces().end());
-  // 3. Split every old edge.
-  for (std::size_t i = 0; i < old_edges.size(); ++i)
-    m.scratch(m.insert_vertex(old_edges[i].halfedge(0), points[i])) = points[i];
-  old_edges = {};
-  points = {};
-  // 4. Cut the corners of every old face: halfedge(f) ends at a new vertex.
-  for (const Face f : old_faces) {
-    Halfedge h = m.halfedge(f);
-    for (int i = 0; i < 3; ++i) h = m.insert_edge(h, m.next(m.next(h)));
-  }
-  // 5. Move the vertices (the new ones hold their position in scratch).
+  const std::vector<Face> old_faces(m.faces().begin(), m.faces().end());
+  // 3. Move the old vertices, then split.
   m.vertices().for_each([&](Vertex v) { m.position(v) = m.scratch(v); });
+  m.split_into_four(old_edges, points, old_faces);
 }
 
 // --- split and collapse ----------------------------------------------------------

@@ -208,6 +208,15 @@ class triangle_mesh {
   // Splits the face of h0 and h1 (same face, not adjacent) by a new edge
   // from to(h0) to to(h1). Returns the new halfedge in h0's face.
   Halfedge insert_edge(Halfedge h0, Halfedge h1);
+  // The topology step of Loop subdivision: every edge old_edges[i] gets a
+  // new vertex at points[i], and every triangle becomes four (its three
+  // corners and the inner triangle, which keeps the face's handle). Old
+  // handles stay valid; out() of a boundary vertex stays on the boundary.
+  // Requires: old_edges and old_faces name every edge and face once.
+  // Throws: std::invalid_argument if the sizes differ; std::bad_alloc (or
+  // a property's copy constructor's exception), then the mesh is
+  // unchanged. Complexity: O(V + E + F), no walk (mesh_split4.hpp).
+  void split_into_four(std::span<const Edge> old_edges, std::span<const vec3> points, std::span<const Face> old_faces);
   // The link condition: true iff collapsing h (removing from(h), keeping
   // to(h)) keeps the mesh a manifold without degenerate faces.
   bool is_collapse_ok(Halfedge h) const noexcept;
@@ -267,4 +276,5 @@ class triangle_mesh {
 #include "mesh_build.hpp"
 #include "mesh_edit.hpp"
 #include "mesh_properties.hpp"
+#include "mesh_split4.hpp"
 #include "mesh_validate.hpp"

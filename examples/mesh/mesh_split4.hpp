@@ -1,0 +1,125 @@
+// examples/mesh/mesh_split4.hpp: triangle_mesh::split_into_four, the
+// topology step of Loop subdivision (mesh.hpp), written directly rather
+// than as E insert_vertex and 3F insert_edge calls.
+//
+// Edge e = (h0: a -> b, h1: b -> a) gets a new vertex m and a new edge
+// n = (n0: m -> b, n1: b -> m); h0 is shortened to a -> m and h1 to
+// m -> a, so for an old halfedge x (from u to w):
+//
+//   first(x)  = the half from u to m  = x if side(x) = 0, else n1
+//   second(x) = the half from m to w  = n0 if side(x) = 0, else x
+//   mid(x)    = m = to(n1)
+//
+// An old triangle x -> y -> z (corners A = from(x), B = from(y),
+// C = from(z)) becomes three corner triangles and the inner one, which
+// keeps the face's handle:
+//
+//   A: first(x) -> a0 -> second(z)     a = (a0: mid(x) -> mid(z), a1 back)
+//   B: first(y) -> b0 -> second(x)     b = (b0: mid(y) -> mid(x), b1 back)
+//   C: first(z) -> c0 -> second(y)     c = (c0: mid(z) -> mid(y), c1 back)
+//   f: b1 -> c1 -> a1
+//
+// and a boundary halfedge x followed by y becomes
+// first(x) -> second(x) -> first(y). Every next, face and out link is
+// written once from the old links, so no step walks around a face or a
+// vertex (insert_vertex needs prev(), a walk around the face, and both
+// edits walk to keep out() on the boundary).
+#pragma once
+
+#include <algorithm>
+#include <span>
+#include <vector>
+
+#include "mesh.hpp"
+
+namespace travpool::mesh {
+
+inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std::span<const vec3> points,
+                                           std::span<const Face> old_faces) {
+  if (points.size() != old_edges.size()) throw std::invalid_argument("split_into_four: one point per edge is required");
+  std::uint32_t bound = 0;
+  for (const Edge e : old_edges) bound = std::max(bound, e.idx() + 1);
+  std::vector<Edge> split_of(bound);  // old edge -> its new edge n
+  std::vector<Edge> inner(3 * old_faces.size());
+  std::vector<Face> corner(3 * old_faces.size());
+  std::vector<Halfedge> boundary;  // old boundary halfedges
+  // 1. Every new element, before any old link changes: a throw gives back
+  // what was created, and the mesh is as it was.
+  std::size_t done = 0, inners = 0, corners = 0;
+  try {
+    for (; done < old_edges.size(); ++done) {
+      const Edge e = old_edges[done];
+      const Vertex m = add_vertex(points[done]);
+      try {
+        split_of[e.idx()] = new_edge(m, to(e.halfedge(0)));
+      } catch (...) {
+        vertices_.destroy(m.idx());
+        throw;
+      }
+      if (!face_of_[e.halfedge(0)].is_valid())
+        boundary.push_back(e.halfedge(0));
+      else if (!face_of_[e.halfedge(1)].is_valid())
+        boundary.push_back(e.halfedge(1));
+    }
+    for (; inners < inner.size(); ++inners) inner[inners] = Edge(edges_.create());
+    for (; corners < corner.size(); ++corners) corner[corners] = Face(faces_.create());
+  } catch (...) {
+    for (std::size_t i = 0; i < done; ++i) {
+      const Edge n = split_of[old_edges[i].idx()];
+      vertices_.destroy(to(n.halfedge(1)).idx());
+      edges_.destroy(n.idx());
+    }
+    for (std::size_t i = 0; i < inners; ++i) edges_.destroy(inner[i].idx());
+    for (std::size_t i = 0; i < corners; ++i) faces_.destroy(corner[i].idx());
+    throw;
+  }
+  // 2. Every edge: h0 ends at m; out() of b and m.
+  for (const Edge e : old_edges) {
+    const Halfedge h0 = e.halfedge(0), h1 = e.halfedge(1);
+    const Edge n = split_of[e.idx()];
+    const Vertex b = to(h0), m = to(n.halfedge(1));
+    links_[h0].to = m;
+    if (out_[b] == h1) out_[b] = n.halfedge(1);  // its first half now leaves b
+    if (!face_of_[h0].is_valid())
+      out_[m] = n.halfedge(0);  // the boundary half leaving m
+    else if (!face_of_[h1].is_valid())
+      out_[m] = h1;
+    else
+      out_[m] = n.halfedge(0);
+  }
+  const auto first = [&](Halfedge x) { return x.side() == 0 ? x : split_of[x.idx() >> 1].halfedge(1); };
+  const auto second = [&](Halfedge x) { return x.side() == 0 ? split_of[x.idx() >> 1].halfedge(0) : x; };
+  // 3. Boundary loops: first(x) -> second(x) -> first(next(x)); next(x) is
+  // read before the writes that could change it.
+  for (const Halfedge x : boundary) {
+    const Halfedge y = next(x);
+    const Halfedge sx = second(x);
+    link(sx, first(y));
+    link(first(x), sx);
+  }
+  // 4. Every triangle: three corners and the inner triangle.
+  for (std::size_t i = 0; i < old_faces.size(); ++i) {
+    const Face f = old_faces[i];
+    const Halfedge x = half_[f], y = next(x), z = next(y);
+    const Halfedge fx = first(x), fy = first(y), fz = first(z);
+    const Halfedge sx = second(x), sy = second(y), sz = second(z);
+    const Vertex mx = to(fx), my = to(fy), mz = to(fz);
+    const Halfedge a0 = inner[3 * i].halfedge(0), a1 = inner[3 * i].halfedge(1);
+    const Halfedge b0 = inner[3 * i + 1].halfedge(0), b1 = inner[3 * i + 1].halfedge(1);
+    const Halfedge c0 = inner[3 * i + 2].halfedge(0), c1 = inner[3 * i + 2].halfedge(1);
+    const Face fa = corner[3 * i], fb = corner[3 * i + 1], fc = corner[3 * i + 2];
+    links_[a0] = {mz, sz}, links_[a1] = {mx, b1};
+    links_[b0] = {mx, sx}, links_[b1] = {my, c1};
+    links_[c0] = {my, sy}, links_[c1] = {mz, a1};
+    link(fx, a0), link(sz, fx);
+    link(fy, b0), link(sx, fy);
+    link(fz, c0), link(sy, fz);
+    face_of_[fx] = face_of_[a0] = face_of_[sz] = fa;
+    face_of_[fy] = face_of_[b0] = face_of_[sx] = fb;
+    face_of_[fz] = face_of_[c0] = face_of_[sy] = fc;
+    face_of_[b1] = face_of_[c1] = face_of_[a1] = f;
+    half_[fa] = fx, half_[fb] = fy, half_[fc] = fz, half_[f] = b1;
+  }
+}
+
+}  // namespace travpool::mesh
