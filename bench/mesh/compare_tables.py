@@ -27,8 +27,25 @@ def r(a, b):
     return a / b if a > 0 and b > 0 else float("nan")
 
 
+def loop_only(runs):
+    """The table of runs with the loop part only (--parts loop)."""
+    print("| input | faces after | thp | loop s: travpool / vector / vector_huge / OpenMesh / pointer "
+          "| vs vector / vector_huge / OpenMesh / pointer |")
+    print("|---|---|---|---|---|")
+    for d in runs:
+        who = ("travpool", "vector", "vector_huge", "openmesh", "pointer")
+        t = d["travpool"]["loop"]
+        secs = " / ".join("%.3f" % d[c]["loop"] if c in d else "—" for c in who)
+        ratios = " / ".join("%.2f" % r(d[c]["loop"], t) if c in d else "—" for c in who[1:])
+        print("| %s | %.1f M | %s | %s | %s |" % (name(d), d["travpool"]["loop.F"] / 1e6, d.get("thp", "on"),
+                                               secs, ratios))
+
+
 def main(paths):
     runs = [load(p) for p in paths]
+    if any("normals.openmp" not in d["travpool"] for d in runs):
+        loop_only(runs)
+        return
     print("| input | faces | loop vs vector / vector_huge | normals omp, tbb vs vector | vs vector_huge "
           "| smooth10 omp, tbb vs vector | vs vector_huge | split_collapse vs vector / vector_huge "
           "| peak RSS travpool / OpenMesh | agree |")

@@ -3,7 +3,8 @@
 // same input in one run.
 //
 //   mesh_compare [--input FILE.off|FILE.obj] [--min-faces N] [--runs R]
-//                [--threads N] [--held K] [--only NAME,...] [--json FILE]
+//                [--threads N] [--held K] [--only NAME,...]
+//                [--parts loop,full,deletion] [--thp on|off] [--json FILE]
 //
 // The parent reads the input (or generates an icosahedron), applies Loop
 // subdivision (travpool mesh) until it has at least N faces (default
@@ -13,7 +14,9 @@
 // that order) and K (default 1000) vertices that survive the deletion (to
 // hold). Each part of each contender (Loop, full mesh, deletion) then runs
 // in its own forked child, so that its peak RSS is its own (--only runs
-// the named contenders only):
+// the named contenders only, --parts the named parts only; --thp off
+// disables transparent huge pages for the whole run, every contender
+// alike, with prctl(PR_SET_THP_DISABLE), so vector_huge equals vector):
 //   (a) travpool    examples/mesh (column pools, 32-bit handles);
 //                   compare/pool_meshes.hpp, compare/travpool_deletion.hpp
 //   (b) vector      bench/mesh/vector_mesh.hpp on std::allocator, and
@@ -33,6 +36,8 @@
 #include <random>
 #include <string>
 #include <thread>
+
+#include <sys/prctl.h>
 
 #include <tbb/global_control.h>
 
@@ -54,7 +59,12 @@ namespace {
 
 constexpr const char* usage =
     "usage: mesh_compare [--input FILE.off|FILE.obj] [--min-faces N] [--runs R] [--threads N] [--held K]"
-    " [--only NAME,...] [--json FILE]\n";
+    " [--only NAME,...] [--parts loop,full,deletion] [--thp on|off] [--json FILE]\n";
+
+// Whether `name` is in the comma-separated `list` (an empty list: all).
+bool listed(const std::string& list, const std::string& name) {
+  return list.empty() || ("," + list + ",").find("," + name + ",") != std::string::npos;
+}
 
 // The deletion: a random half of the faces (soup indices, in deletion
 // order), and `held` random soup vertices that keep a face.
@@ -81,7 +91,7 @@ void choose_deletion(scenario& sc, std::size_t held) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string input, json, only;
+  std::string input, json, only, parts, thp = "on";
   long long min_faces = 5'000'000;
   std::size_t held = 1000;
   scenario sc;
@@ -105,12 +115,20 @@ int main(int argc, char** argv) {
       threads = std::max(1, std::atoi(v));
     else if (a == "--only")
       only = v;
+    else if (a == "--parts")
+      parts = v;
+    else if (a == "--thp" && (std::string(v) == "on" || std::string(v) == "off"))
+      thp = v;
     else if (a == "--held")
       held = static_cast<std::size_t>(std::max(1, std::atoi(v)));
     else {
       std::fprintf(stderr, "mesh_compare: unknown argument '%s'\n%s", a.c_str(), usage);
       return 2;
     }
+  }
+  if (thp == "off" && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0) {
+    std::fprintf(stderr, "mesh_compare: prctl(PR_SET_THP_DISABLE) failed\n");
+    return 1;
   }
 #if defined(_OPENMP)
   omp_set_num_threads(threads);
@@ -165,10 +183,10 @@ int main(int argc, char** argv) {
   std::map<std::string, results> all;
   try {
     for (const contender& c : contenders) {
-      if (!only.empty() && ("," + only + ",").find(std::string(",") + c.name + ",") == std::string::npos) continue;
+      if (!listed(only, c.name)) continue;
       results& r = all[c.name];
       auto part = [&](const char* what, results (*f)(const scenario&), const std::string& rss_key) {
-        if (f == nullptr) return;
+        if (f == nullptr || !listed(parts, what == std::string("full mesh") ? "full" : what)) return;
         progress(std::string(c.name) + ": " + what);
         results p = in_child(std::string(c.name) + " (" + what + ")", [&] { return f(sc); });
         p[rss_key] = p["peak_rss"];
@@ -195,7 +213,8 @@ int main(int argc, char** argv) {
         "\",\"levels\":" + std::to_string(levels) + ",\"vertices\":" + std::to_string(sc.pts.size()) +
         ",\"faces\":" + std::to_string(sc.tris.size()) + ",\"coarse_faces\":" + std::to_string(sc.coarse_tris.size()) +
         ",\"deleted_faces\":" + std::to_string(sc.doomed.size()) + ",\"held\":" + std::to_string(sc.held.size()) +
-        ",\"threads\":" + std::to_string(threads) + ",\"runs\":" + std::to_string(sc.runs) +
+        ",\"threads\":" + std::to_string(threads) + ",\"thp\":\"" + thp + "\"" +
+        ",\"runs\":" + std::to_string(sc.runs) +
         ",\"base_rss_bytes\":" + std::to_string(static_cast<long long>(base_rss));
     rep.write_json(json, header, agree);
   }

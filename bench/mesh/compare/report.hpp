@@ -101,7 +101,7 @@ class report {
       ok &= counts(c, {"del.V", "del.E", "del.F"});
       ok &= sums(c, {"del_normal_sum", "del_smooth_sum"});
     }
-    if (!has("travpool")) return ok;
+    if (!has("travpool") || !value("travpool", "held.n")) return ok;  // no deletion part
     const double n = get("travpool", "held.n");
     const bool kept =
         n > 0 && get("travpool", "held.ok_after_delete") == n && get("travpool", "held.live_after_ops") == n;
@@ -184,6 +184,7 @@ class report {
   bool counts(const std::string& c, std::initializer_list<const char*> keys) const {
     bool ok = true;
     for (const char* k : keys) {
+      if (!value(c, k) && !value("travpool", k)) continue;  // a part not run (--parts)
       const bool same = value(c, k) && value(c, k) == value("travpool", k);
       ok &= same;
       std::printf("  %-11s %-15s %12.0f vs %12.0f  %s\n", c.c_str(), k, get(c, k), get("travpool", k), verdict(same));
@@ -193,6 +194,7 @@ class report {
   bool sums(const std::string& c, std::initializer_list<const char*> keys) const {
     bool ok = true;
     for (const std::string k : keys) {
+      if (!value(c, k + ".abs") && !value("travpool", k + ".abs")) continue;  // a part not run (--parts)
       double worst = 0;
       bool present = value(c, k + ".abs").has_value() && value("travpool", k + ".abs").has_value();
       for (const char* ax : {".x", ".y", ".z"})
