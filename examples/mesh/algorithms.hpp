@@ -160,6 +160,33 @@ inline void smooth(triangle_mesh& m, int iterations, execution how = execution::
 
 // --- Loop subdivision ----------------------------------------------------------
 
+// Loop's new position of vertex v, from the old positions: v itself if
+// isolated, 3/4 v + 1/8 of its two boundary neighbours on the boundary,
+// else (1 - n beta) v + beta * (sum of its n neighbours).
+inline vec3 loop_vertex_point(const triangle_mesh& m, Vertex v) {
+  if (m.is_isolated(v)) return m.position(v);
+  if (m.is_boundary(v)) {
+    const Halfedge b = m.out(v);  // boundary: v -> next
+    return 0.75 * m.position(v) + 0.125 * (m.position(m.to(b)) + m.position(m.from(m.prev(b))));
+  }
+  vec3 s;
+  std::size_t n = 0;
+  for (const Vertex w : m.vertices_around(v)) s += m.position(w), ++n;
+  const double dn = static_cast<double>(n);
+  const double t = 0.375 + 0.25 * std::cos(2 * std::numbers::pi / dn);
+  const double beta = (0.625 - t * t) / dn;
+  return (1.0 - dn * beta) * m.position(v) + beta * s;
+}
+
+// Loop's edge point of e: its midpoint on the boundary, else 3/8 of its
+// ends and 1/8 of the two opposite corners.
+inline vec3 loop_edge_point(const triangle_mesh& m, Edge e) {
+  const Halfedge h0 = e.halfedge(0), h1 = e.halfedge(1);
+  const vec3 &a = m.position(m.to(h0)), &b = m.position(m.to(h1));
+  if (m.is_boundary(e)) return 0.5 * (a + b);
+  return 0.375 * (a + b) + 0.125 * (m.position(m.to(m.next(h0))) + m.position(m.to(m.next(h1))));
+}
+
 // One level of Loop subdivision (Loop 1987; boundary rules of Hoppe et al.):
 // every triangle becomes four. In place: the old vertices' new positions
 // go to their scratch buffers (normals are stale afterwards) and every old
@@ -167,41 +194,16 @@ inline void smooth(triangle_mesh& m, int iterations, execution how = execution::
 // vertices move, and split_into_four gives every old edge a new vertex at
 // its edge point and cuts every triangle into four.
 inline void loop_subdivide(triangle_mesh& m) {
-  // 1. New positions of the old vertices.
-  m.vertices().for_each([&](Vertex v) {
-    if (m.is_isolated(v)) {
-      m.scratch(v) = m.position(v);
-      return;
-    }
-    if (m.is_boundary(v)) {
-      const Halfedge b = m.out(v);  // boundary: v -> next
-      m.scratch(v) = 0.75 * m.position(v) + 0.125 * (m.position(m.to(b)) + m.position(m.from(m.prev(b))));
-      return;
-    }
-    vec3 s;
-    std::size_t n = 0;
-    for (const Vertex w : m.vertices_around(v)) s += m.position(w), ++n;
-    const double dn = static_cast<double>(n);
-    const double t = 0.375 + 0.25 * std::cos(2 * std::numbers::pi / dn);
-    const double beta = (0.625 - t * t) / dn;
-    m.scratch(v) = (1.0 - dn * beta) * m.position(v) + beta * s;
-  });
-  // 2. Edge points of the old edges.
+  m.vertices().for_each([&](Vertex v) { m.scratch(v) = loop_vertex_point(m, v); });
   std::vector<Edge> old_edges;
   old_edges.reserve(m.edge_count());
   std::vector<vec3> points;
   points.reserve(m.edge_count());
   for (const Edge e : m.edges()) {
-    const Halfedge h0 = e.halfedge(0), h1 = e.halfedge(1);
-    const vec3 &a = m.position(m.to(h0)), &b = m.position(m.to(h1));
     old_edges.push_back(e);
-    if (m.is_boundary(e))
-      points.push_back(0.5 * (a + b));
-    else
-      points.push_back(0.375 * (a + b) + 0.125 * (m.position(m.to(m.next(h0))) + m.position(m.to(m.next(h1)))));
+    points.push_back(loop_edge_point(m, e));
   }
   const std::vector<Face> old_faces(m.faces().begin(), m.faces().end());
-  // 3. Move the old vertices, then split.
   m.vertices().for_each([&](Vertex v) { m.position(v) = m.scratch(v); });
   m.split_into_four(old_edges, points, old_faces);
 }

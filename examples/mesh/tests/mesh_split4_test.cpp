@@ -8,7 +8,6 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <numbers>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -28,35 +27,14 @@ using namespace travpool::mesh::testing;
 
 namespace {
 
-// The same Loop level through the local edits: positions as in
+// The same Loop level through the local edits: the points of
 // loop_subdivide, then insert_vertex on every old edge and three
 // insert_edge per old face (PMP's construction).
 void loop_by_edits(triangle_mesh& m) {
   std::vector<std::pair<Vertex, vec3>> moved;
-  for (const Vertex v : m.vertices()) {
-    if (m.is_isolated(v)) {
-      moved.emplace_back(v, m.position(v));
-    } else if (m.is_boundary(v)) {
-      const Halfedge b = m.out(v);
-      moved.emplace_back(v, 0.75 * m.position(v) + 0.125 * (m.position(m.to(b)) + m.position(m.from(m.prev(b)))));
-    } else {
-      vec3 s;
-      std::size_t n = 0;
-      for (const Vertex w : m.vertices_around(v)) s += m.position(w), ++n;
-      const double dn = static_cast<double>(n);
-      const double t = 0.375 + 0.25 * std::cos(2 * std::numbers::pi / dn);
-      const double beta = (0.625 - t * t) / dn;
-      moved.emplace_back(v, (1.0 - dn * beta) * m.position(v) + beta * s);
-    }
-  }
+  for (const Vertex v : m.vertices()) moved.emplace_back(v, loop_vertex_point(m, v));
   std::vector<std::pair<Edge, vec3>> points;
-  for (const Edge e : m.edges()) {
-    const Halfedge h0 = e.halfedge(0), h1 = e.halfedge(1);
-    const vec3 &a = m.position(m.to(h0)), &b = m.position(m.to(h1));
-    points.emplace_back(
-        e, m.is_boundary(e) ? 0.5 * (a + b)
-                            : 0.375 * (a + b) + 0.125 * (m.position(m.to(m.next(h0))) + m.position(m.to(m.next(h1)))));
-  }
+  for (const Edge e : m.edges()) points.emplace_back(e, loop_edge_point(m, e));
   const std::vector<Face> faces(m.faces().begin(), m.faces().end());
   for (const auto& [e, p] : points) m.insert_vertex(e.halfedge(0), p);
   for (const Face f : faces) {
