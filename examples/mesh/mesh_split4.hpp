@@ -10,16 +10,22 @@
 //   second(x) = the half from m to w  = n0 if side(x) = 0, else x
 //   mid(x)    = m = to(n1)
 //
-// An old triangle x -> y -> z (corners A = from(x), B = from(y),
-// C = from(z)) becomes three corner triangles and the inner one, which
-// keeps the face's handle:
+// An old triangle becomes three corner triangles and the inner one, which
+// keeps the face's handle. With x its halfedge whose edge comes last in
+// old_edges, y = next(x), z = next(y), corners A = from(x), B = from(y),
+// C = from(z), and three new edges e1, e2, e3 whose first halves are
+// inner:
 //
-//   A: first(x) -> a0 -> second(z)     a = (a0: mid(x) -> mid(z), a1 back)
-//   B: first(y) -> b0 -> second(x)     b = (b0: mid(y) -> mid(x), b1 back)
-//   C: first(z) -> c0 -> second(y)     c = (c0: mid(z) -> mid(y), c1 back)
-//   f: b1 -> c1 -> a1
+//   B: first(y) -> e1' -> second(x)    e1 = (mid(x) -> mid(y), e1' back)
+//   C: first(z) -> e2' -> second(y)    e2 = (mid(y) -> mid(z), e2' back)
+//   A: first(x) -> e3' -> second(z)    e3 = (mid(z) -> mid(x), e3' back)
+//   f: e1 -> e2 -> e3
 //
-// and a boundary halfedge x followed by y becomes
+// created in the order B, C, A. That is the order, orientation and face
+// halfedge() the edit construction gives (insert_vertex on every edge in
+// order, then insert_edge three times from halfedge(f), which the last
+// split left at first(x)), so both number the new elements alike.
+// A boundary halfedge x followed by y becomes
 // first(x) -> second(x) -> first(y). Every next, face and out link is
 // written once from the old links, so no step walks around a face or a
 // vertex (insert_vertex needs prev(), a walk around the face, and both
@@ -39,7 +45,8 @@ inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std:
   if (points.size() != old_edges.size()) throw std::invalid_argument("split_into_four: one point per edge is required");
   std::uint32_t bound = 0;
   for (const Edge e : old_edges) bound = std::max(bound, e.idx() + 1);
-  std::vector<Edge> split_of(bound);  // old edge -> its new edge n
+  std::vector<Edge> split_of(bound);          // old edge -> its new edge n
+  std::vector<std::uint32_t> rank_of(bound);  // old edge -> its place in old_edges
   std::vector<Edge> inner(3 * old_faces.size());
   std::vector<Face> corner(3 * old_faces.size());
   std::vector<Halfedge> boundary;  // old boundary halfedges
@@ -50,6 +57,7 @@ inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std:
     for (; done < old_edges.size(); ++done) {
       const Edge e = old_edges[done];
       const Vertex m = add_vertex(points[done]);
+      rank_of[e.idx()] = static_cast<std::uint32_t>(done);
       try {
         split_of[e.idx()] = new_edge(m, to(e.halfedge(0)));
       } catch (...) {
@@ -98,27 +106,31 @@ inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std:
     link(first(x), sx);
   }
   // 4. Every triangle: three corners and the inner triangle.
+  const auto rank = [&](Halfedge h) { return rank_of[h.idx() >> 1]; };
   for (std::size_t i = 0; i < old_faces.size(); ++i) {
     const Face f = old_faces[i];
-    const Halfedge x = half_[f], y = next(x), z = next(y);
+    Halfedge x = half_[f];
+    if (rank(next(x)) > rank(x)) x = next(x);
+    if (rank(next(next(half_[f]))) > rank(x)) x = next(next(half_[f]));
+    const Halfedge y = next(x), z = next(y);
     const Halfedge fx = first(x), fy = first(y), fz = first(z);
     const Halfedge sx = second(x), sy = second(y), sz = second(z);
     const Vertex mx = to(fx), my = to(fy), mz = to(fz);
-    const Halfedge a0 = inner[3 * i].halfedge(0), a1 = inner[3 * i].halfedge(1);
-    const Halfedge b0 = inner[3 * i + 1].halfedge(0), b1 = inner[3 * i + 1].halfedge(1);
-    const Halfedge c0 = inner[3 * i + 2].halfedge(0), c1 = inner[3 * i + 2].halfedge(1);
-    const Face fa = corner[3 * i], fb = corner[3 * i + 1], fc = corner[3 * i + 2];
-    links_[a0] = {mz, sz}, links_[a1] = {mx, b1};
-    links_[b0] = {mx, sx}, links_[b1] = {my, c1};
-    links_[c0] = {my, sy}, links_[c1] = {mz, a1};
-    link(fx, a0), link(sz, fx);
-    link(fy, b0), link(sx, fy);
-    link(fz, c0), link(sy, fz);
-    face_of_[fx] = face_of_[a0] = face_of_[sz] = fa;
-    face_of_[fy] = face_of_[b0] = face_of_[sx] = fb;
-    face_of_[fz] = face_of_[c0] = face_of_[sy] = fc;
-    face_of_[b1] = face_of_[c1] = face_of_[a1] = f;
-    half_[fa] = fx, half_[fb] = fy, half_[fc] = fz, half_[f] = b1;
+    const Halfedge e1 = inner[3 * i].halfedge(0), e1b = inner[3 * i].halfedge(1);
+    const Halfedge e2 = inner[3 * i + 1].halfedge(0), e2b = inner[3 * i + 1].halfedge(1);
+    const Halfedge e3 = inner[3 * i + 2].halfedge(0), e3b = inner[3 * i + 2].halfedge(1);
+    const Face fb = corner[3 * i], fc = corner[3 * i + 1], fa = corner[3 * i + 2];
+    links_[e1] = {my, e2}, links_[e1b] = {mx, sx};
+    links_[e2] = {mz, e3}, links_[e2b] = {my, sy};
+    links_[e3] = {mx, e1}, links_[e3b] = {mz, sz};
+    link(fy, e1b), link(sx, fy);
+    link(fz, e2b), link(sy, fz);
+    link(fx, e3b), link(sz, fx);
+    face_of_[fy] = face_of_[e1b] = face_of_[sx] = fb;
+    face_of_[fz] = face_of_[e2b] = face_of_[sy] = fc;
+    face_of_[fx] = face_of_[e3b] = face_of_[sz] = fa;
+    face_of_[e1] = face_of_[e2] = face_of_[e3] = f;
+    half_[fb] = fy, half_[fc] = fz, half_[fa] = fx, half_[f] = e2;
   }
 }
 

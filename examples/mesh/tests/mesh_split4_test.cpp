@@ -3,7 +3,8 @@
 // insert_vertex and insert_edge (the reference below) triangle for
 // triangle and position for position, on closed meshes, on open ones, on
 // meshes with holes and isolated vertices, for two levels; old handles
-// stay valid; a throw leaves the mesh unchanged.
+// stay valid; from equal pools both number the new elements alike; a
+// throw leaves the mesh unchanged.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -102,12 +103,14 @@ std::vector<std::pair<std::string, triangle_mesh>> inputs() {
 TEST_CASE("loop_subdivide equals the construction from insert_vertex and insert_edge", "[mesh]") {
   for (auto& [name, m] : inputs()) {
     INFO(name);
-    triangle_mesh ref;  // the same triangles, numbered afresh
+    triangle_mesh ref, a, b;  // the same triangles, numbered afresh (three times)
     {
       std::vector<vec3> pts;
       std::vector<std::array<std::uint32_t, 3>> tris;
       to_triangles(m, pts, tris);
       ref = triangle_mesh::from_triangles(pts, tris);
+      a = triangle_mesh::from_triangles(pts, tris);
+      b = triangle_mesh::from_triangles(pts, tris);
     }
     CHECK(ref.vertex_count() == m.vertex_count());
     for (int level = 0; level < 2; ++level) {
@@ -122,6 +125,19 @@ TEST_CASE("loop_subdivide equals the construction from insert_vertex and insert_
       CHECK(m.face_count() == 4 * f);
       CHECK(geometry(m) == geometry(ref));
       CHECK(sorted_positions(m) == sorted_positions(ref));
+      // From equal pools, both constructions number every new element alike.
+      loop_subdivide(a);
+      loop_by_edits(b);
+      CHECK(triangle_set(a) == triangle_set(b));
+      CHECK(std::vector<Edge>(a.edges().begin(), a.edges().end()) ==
+            std::vector<Edge>(b.edges().begin(), b.edges().end()));
+      for (const Edge e : a.edges()) {
+        REQUIRE(b.is_live(e));
+        CHECK(a.to(e.halfedge(0)) == b.to(e.halfedge(0)));
+        CHECK(a.to(e.halfedge(1)) == b.to(e.halfedge(1)));
+      }
+      for (const Face f : a.faces()) CHECK(a.halfedge(f) == b.halfedge(f));
+      for (const Vertex v : a.vertices()) CHECK(key(a.position(v)) == key(b.position(v)));
       // A vertex on the boundary has its boundary halfedge as out().
       for (const Vertex w : m.vertices())
         for (const Halfedge h : m.out_halfedges(w))
