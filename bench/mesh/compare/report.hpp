@@ -40,21 +40,21 @@ class report {
                 "norm tbb", "smth 1t", "smth omp", "smth tbb", "splt_col", "loop", "peak MiB", "+base MiB");
     for (const char* c : names)
       if (has(c))
-        std::printf(
-            "%-11s%s%s%s%s%s%s%s%s%s %9.0f %9.0f\n", c, cell(c, "build").c_str(), cell(c, "normals.serial").c_str(),
-            cell(c, "normals.openmp").c_str(), cell(c, "normals.tbb").c_str(), cell(c, "smooth10.serial").c_str(),
-            cell(c, "smooth10.openmp").c_str(), cell(c, "smooth10.tbb").c_str(), cell(c, "split_collapse").c_str(),
-            cell(c, "loop").c_str(), get(c, "peak_rss") / (1 << 20), (get(c, "peak_rss") - base_rss) / (1 << 20));
+        std::printf("%-11s%s%s%s%s%s%s%s%s%s %9s %9s\n", c, cell(c, "build").c_str(), cell(c, "normals.serial").c_str(),
+                    cell(c, "normals.openmp").c_str(), cell(c, "normals.tbb").c_str(),
+                    cell(c, "smooth10.serial").c_str(), cell(c, "smooth10.openmp").c_str(),
+                    cell(c, "smooth10.tbb").c_str(), cell(c, "split_collapse").c_str(), cell(c, "loop").c_str(),
+                    mib(c, "peak_rss", 0).c_str(), mib(c, "peak_rss", base_rss).c_str());
     std::printf("\nafter deleting half the faces (vector meshes: before garbage collection):\n");
     std::printf("%-11s %8s %8s %8s %8s %8s %8s %8s %9s\n", "contender", "delete", "norm 1t", "norm omp", "norm tbb",
                 "smth 1t", "smth omp", "smth tbb", "peak MiB");
     for (const char* c : {"travpool", "vector", "vector_huge"})
       if (has(c))
-        std::printf("%-11s%s%s%s%s%s%s%s %9.0f\n", c, cell(c, "del.delete").c_str(),
+        std::printf("%-11s%s%s%s%s%s%s%s %9s\n", c, cell(c, "del.delete").c_str(),
                     cell(c, "del.normals.serial").c_str(), cell(c, "del.normals.openmp").c_str(),
                     cell(c, "del.normals.tbb").c_str(), cell(c, "del.smooth10.serial").c_str(),
                     cell(c, "del.smooth10.openmp").c_str(), cell(c, "del.smooth10.tbb").c_str(),
-                    get(c, "del.peak_rss") / (1 << 20));
+                    mib(c, "del.peak_rss", 0).c_str());
     std::printf(
         "(seconds, medians of %d runs; 'peak MiB' is the child's peak RSS, '+base MiB' the part above the %.0f MiB"
         " the parent held at fork: input soups and libraries)\n",
@@ -67,20 +67,18 @@ class report {
       if (!has(c)) continue;
       const bool serial_only = std::string(c) == "openmesh";
       const char* p = serial_only ? ".serial" : ".openmp";
-      std::printf(
-          "  vs %-11s normals %s  smooth10 %s  split_collapse %.2fx  loop %.2fx  peak RSS %.2fx (above base %.2fx)\n",
-          c, pair("normals", c, p).c_str(), pair("smooth10", c, p).c_str(),
-          get(c, "split_collapse") / get("travpool", "split_collapse"), get(c, "loop") / get("travpool", "loop"),
-          get(c, "peak_rss") / get("travpool", "peak_rss"),
-          (get(c, "peak_rss") - base_rss) / (get("travpool", "peak_rss") - base_rss));
+      std::printf("  vs %-11s normals %s  smooth10 %s  split_collapse %s  loop %s  peak RSS %s (above base %s)\n", c,
+                  pair("normals", c, p).c_str(), pair("smooth10", c, p).c_str(),
+                  ratio(c, "split_collapse", "split_collapse").c_str(), ratio(c, "loop", "loop").c_str(),
+                  ratio(c, "peak_rss", "peak_rss").c_str(), ratio(c, "peak_rss", "peak_rss", base_rss).c_str());
     }
     std::printf("  after deletion (vector meshes before GC, OpenMP):\n");
     for (const char* c : {"vector", "vector_huge"})
       if (has(c))
-        std::printf("    vs %-11s normals %s  smooth10 %s  serial: normals %.2fx, smooth10 %.2fx\n", c,
+        std::printf("    vs %-11s normals %s  smooth10 %s  serial: normals %s, smooth10 %s\n", c,
                     pair("del.normals", c, ".openmp").c_str(), pair("del.smooth10", c, ".openmp").c_str(),
-                    get(c, "del.normals.serial") / get("travpool", "del.normals.serial"),
-                    get(c, "del.smooth10.serial") / get("travpool", "del.smooth10.serial"));
+                    ratio(c, "del.normals.serial", "del.normals.serial").c_str(),
+                    ratio(c, "del.smooth10.serial", "del.smooth10.serial").c_str());
     std::printf(
         "  (openmesh and pointer: their serial / own mode; split_collapse of vector* and openmesh includes GC)\n");
   }
@@ -174,12 +172,26 @@ class report {
       std::snprintf(b, sizeof b, " %8.3f", s);
     return b;
   }
+  // "A.AAx": (contender c's key k - base) / (travpool's key tk - base), or
+  // "-" if either was not measured (a part not run).
+  std::string ratio(const std::string& c, const std::string& k, const std::string& tk, double base = 0) const {
+    const auto a = value(c, k), b = value("travpool", tk);
+    if (!a || !b) return "-";
+    char s[32];
+    std::snprintf(s, sizeof s, "%.2fx", (*a - base) / (*b - base));
+    return s;
+  }
+  // Key k of contender c in MiB above `base` bytes, or "-" if not measured.
+  std::string mib(const std::string& c, const std::string& k, double base) const {
+    const auto v = value(c, k);
+    if (!v) return "-";
+    char s[32];
+    std::snprintf(s, sizeof s, "%.0f", (*v - base) / (1 << 20));
+    return s;
+  }
   // "A.AAx / B.BBx": contender c's op+mode over travpool's OpenMP and TBB times.
   std::string pair(const std::string& op, const std::string& c, const std::string& mode) const {
-    char b[48];
-    const double t = get(c, op + mode);
-    std::snprintf(b, sizeof b, "%.2fx / %.2fx", t / get("travpool", op + ".openmp"), t / get("travpool", op + ".tbb"));
-    return b;
+    return ratio(c, op + mode, op + ".openmp") + " / " + ratio(c, op + mode, op + ".tbb");
   }
   bool counts(const std::string& c, std::initializer_list<const char*> keys) const {
     bool ok = true;
