@@ -190,11 +190,14 @@ inline vec3 loop_edge_point(const triangle_mesh& m, Edge e) {
 // One level of Loop subdivision (Loop 1987; boundary rules of Hoppe et al.):
 // every triangle becomes four. In place: the old vertices' new positions
 // go to their scratch buffers (normals are stale afterwards) and every old
-// edge's edge point to a list, both from the old positions; then the old
-// vertices move, and split_into_four gives every old edge a new vertex at
-// its edge point and cuts every triangle into four.
+// edge's edge point to a list, both from the old positions; then
+// split_into_four gives every old edge a new vertex at its edge point and
+// cuts every triangle into four, and the old vertices move.
+// Throws: what split_into_four throws; then connectivity and positions
+// are unchanged (normals are stale).
 inline void loop_subdivide(triangle_mesh& m) {
-  m.vertices().for_each([&](Vertex v) { m.scratch(v) = loop_vertex_point(m, v); });
+  const std::vector<Vertex> old_vertices(m.vertices().begin(), m.vertices().end());
+  for (const Vertex v : old_vertices) m.scratch(v) = loop_vertex_point(m, v);
   std::vector<Edge> old_edges;
   old_edges.reserve(m.edge_count());
   std::vector<vec3> points;
@@ -204,8 +207,8 @@ inline void loop_subdivide(triangle_mesh& m) {
     points.push_back(loop_edge_point(m, e));
   }
   const std::vector<Face> old_faces(m.faces().begin(), m.faces().end());
-  m.vertices().for_each([&](Vertex v) { m.position(v) = m.scratch(v); });
   m.split_into_four(old_edges, points, old_faces);
+  for (const Vertex v : old_vertices) m.position(v) = m.scratch(v);
 }
 
 // --- split and collapse ----------------------------------------------------------

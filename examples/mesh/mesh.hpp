@@ -212,10 +212,11 @@ class triangle_mesh {
   // new vertex at points[i], and every triangle becomes four (its three
   // corners and the inner triangle, which keeps the face's handle). Old
   // handles stay valid; out() of a boundary vertex stays on the boundary.
-  // Requires: old_edges and old_faces name every edge and face once.
-  // Throws: std::invalid_argument if the sizes differ; std::bad_alloc (or
-  // a property's copy constructor's exception), then the mesh is
-  // unchanged. Complexity: O(V + E + F), no walk (mesh_split4.hpp).
+  // Throws: std::invalid_argument unless points has one point per edge and
+  // old_edges and old_faces name every live edge and face once;
+  // std::bad_alloc (or a property's copy constructor's exception). On any
+  // throw the mesh is unchanged. Complexity: O(V + E + F), no walk
+  // (mesh_split4.hpp).
   void split_into_four(std::span<const Edge> old_edges, std::span<const vec3> points, std::span<const Face> old_faces);
   // The link condition: true iff collapsing h (removing from(h), keeping
   // to(h)) keeps the mesh a manifold without degenerate faces.

@@ -33,7 +33,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "mesh.hpp"
@@ -43,21 +45,46 @@ namespace travpool::mesh {
 inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std::span<const vec3> points,
                                            std::span<const Face> old_faces) {
   if (points.size() != old_edges.size()) throw std::invalid_argument("split_into_four: one point per edge is required");
+  if (old_edges.size() != edge_count() || old_faces.size() != face_count())
+    throw std::invalid_argument("split_into_four: old_edges and old_faces must name every edge and face");
+  // Every edge and face once: with the counts above, none is missing.
+  constexpr std::uint32_t unseen = 0xffff'ffffu;
   std::uint32_t bound = 0;
-  for (const Edge e : old_edges) bound = std::max(bound, e.idx() + 1);
-  std::vector<Edge> split_of(bound);          // old edge -> its new edge n
-  std::vector<std::uint32_t> rank_of(bound);  // old edge -> its place in old_edges
+  for (const Edge e : old_edges) {
+    if (!is_live(e)) throw std::invalid_argument("split_into_four: old_edges holds an edge that is not live");
+    bound = std::max(bound, e.idx() + 1);
+  }
+  std::vector<std::uint32_t> rank_of(bound, unseen);  // old edge -> its place in old_edges
+  for (std::size_t i = 0; i < old_edges.size(); ++i) {
+    std::uint32_t& r = rank_of[old_edges[i].idx()];
+    if (r != unseen) throw std::invalid_argument("split_into_four: old_edges names an edge twice");
+    r = static_cast<std::uint32_t>(i);
+  }
+  {
+    std::uint32_t face_bound = 0;
+    for (const Face f : old_faces) {
+      if (!is_live(f)) throw std::invalid_argument("split_into_four: old_faces holds a face that is not live");
+      face_bound = std::max(face_bound, f.idx() + 1);
+    }
+    std::vector<bool> seen(face_bound);
+    for (const Face f : old_faces) {
+      if (seen[f.idx()]) throw std::invalid_argument("split_into_four: old_faces names a face twice");
+      seen[f.idx()] = true;
+    }
+  }
+  std::vector<Edge> split_of(bound);  // old edge -> its new edge n
   std::vector<Edge> inner(3 * old_faces.size());
   std::vector<Face> corner(3 * old_faces.size());
   std::vector<Halfedge> boundary;  // old boundary halfedges
+  boundary.reserve(old_edges.size());
   // 1. Every new element, before any old link changes: a throw gives back
-  // what was created, and the mesh is as it was.
+  // what was created, newest first (so the pools' free lists are as they
+  // were), and the mesh is as it was.
   std::size_t done = 0, inners = 0, corners = 0;
   try {
     for (; done < old_edges.size(); ++done) {
       const Edge e = old_edges[done];
       const Vertex m = add_vertex(points[done]);
-      rank_of[e.idx()] = static_cast<std::uint32_t>(done);
       try {
         split_of[e.idx()] = new_edge(m, to(e.halfedge(0)));
       } catch (...) {
@@ -72,13 +99,14 @@ inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std:
     for (; inners < inner.size(); ++inners) inner[inners] = Edge(edges_.create());
     for (; corners < corner.size(); ++corners) corner[corners] = Face(faces_.create());
   } catch (...) {
-    for (std::size_t i = 0; i < done; ++i) {
-      const Edge n = split_of[old_edges[i].idx()];
-      vertices_.destroy(to(n.halfedge(1)).idx());
+    while (corners != 0) faces_.destroy(corner[--corners].idx());
+    while (inners != 0) edges_.destroy(inner[--inners].idx());
+    while (done != 0) {
+      const Edge n = split_of[old_edges[--done].idx()];
+      const Vertex m = to(n.halfedge(1));
       edges_.destroy(n.idx());
+      vertices_.destroy(m.idx());
     }
-    for (std::size_t i = 0; i < inners; ++i) edges_.destroy(inner[i].idx());
-    for (std::size_t i = 0; i < corners; ++i) faces_.destroy(corner[i].idx());
     throw;
   }
   // 2. Every edge: h0 ends at m; out() of b and m.

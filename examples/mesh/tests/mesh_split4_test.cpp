@@ -3,8 +3,9 @@
 // insert_vertex and insert_edge (the reference below) triangle for
 // triangle and position for position, on closed meshes, on open ones, on
 // meshes with holes and isolated vertices, for two levels; old handles
-// stay valid; from equal pools both number the new elements alike; a
-// throw leaves the mesh unchanged.
+// stay valid; from equal pools (with gaps or not) both number the new
+// elements alike; lists that miss or repeat an element are refused; a
+// throw leaves the mesh unchanged and its pools as they were.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -98,6 +99,28 @@ std::vector<std::pair<std::string, triangle_mesh>> inputs() {
   return v;
 }
 
+// a and b have the same live handles, and each names the same element:
+// the same to, next and face of every halfedge, halfedge of every face,
+// position (to rounding) of every vertex.
+void check_same_numbering(const triangle_mesh& a, const triangle_mesh& b) {
+  REQUIRE_NOTHROW(a.validate());
+  REQUIRE_NOTHROW(b.validate());
+  CHECK(std::vector<Vertex>(a.vertices().begin(), a.vertices().end()) ==
+        std::vector<Vertex>(b.vertices().begin(), b.vertices().end()));
+  CHECK(std::vector<Edge>(a.edges().begin(), a.edges().end()) == std::vector<Edge>(b.edges().begin(), b.edges().end()));
+  CHECK(std::vector<Face>(a.faces().begin(), a.faces().end()) == std::vector<Face>(b.faces().begin(), b.faces().end()));
+  for (const Edge e : a.edges()) {
+    REQUIRE(b.is_live(e));
+    for (const Halfedge h : {e.halfedge(0), e.halfedge(1)}) {
+      CHECK(a.to(h) == b.to(h));
+      CHECK(a.next(h) == b.next(h));
+      CHECK(a.face(h) == b.face(h));
+    }
+  }
+  for (const Face f : a.faces()) CHECK(a.halfedge(f) == b.halfedge(f));
+  for (const Vertex v : a.vertices()) CHECK(key(a.position(v)) == key(b.position(v)));
+}
+
 }  // namespace
 
 TEST_CASE("loop_subdivide equals the construction from insert_vertex and insert_edge", "[mesh]") {
@@ -131,13 +154,7 @@ TEST_CASE("loop_subdivide equals the construction from insert_vertex and insert_
       CHECK(triangle_set(a) == triangle_set(b));
       CHECK(std::vector<Edge>(a.edges().begin(), a.edges().end()) ==
             std::vector<Edge>(b.edges().begin(), b.edges().end()));
-      for (const Edge e : a.edges()) {
-        REQUIRE(b.is_live(e));
-        CHECK(a.to(e.halfedge(0)) == b.to(e.halfedge(0)));
-        CHECK(a.to(e.halfedge(1)) == b.to(e.halfedge(1)));
-      }
-      for (const Face f : a.faces()) CHECK(a.halfedge(f) == b.halfedge(f));
-      for (const Vertex v : a.vertices()) CHECK(key(a.position(v)) == key(b.position(v)));
+      check_same_numbering(a, b);
       // A vertex on the boundary has its boundary halfedge as out().
       for (const Vertex w : m.vertices())
         for (const Halfedge h : m.out_halfedges(w))
@@ -178,6 +195,64 @@ TEST_CASE("split_into_four keeps old handles and gives the inner triangle the ol
 }
 
 namespace {
+// A grid with an interior vertex and a corner face deleted: edge, face and
+// vertex handles with gaps, and a hole.
+triangle_mesh grid_with_gaps() {
+  auto m = grid_soup(6).build();
+  m.delete_vertex(Vertex(15));
+  m.delete_face(*m.faces().begin());
+  m.validate();
+  return m;
+}
+}  // namespace
+
+TEST_CASE("split_into_four numbers like the edits on pools with gaps", "[mesh]") {
+  auto a = grid_with_gaps(), b = grid_with_gaps();
+  std::uint32_t edge_bound = 0;
+  for (const Edge e : a.edges()) edge_bound = std::max(edge_bound, e.idx() + 1);
+  REQUIRE(edge_bound > a.edge_count());  // the edge handles have gaps
+  for (int level = 0; level < 2; ++level) {
+    INFO("level " << level);
+    loop_subdivide(a);
+    loop_by_edits(b);
+    check_same_numbering(a, b);
+  }
+}
+
+TEST_CASE("split_into_four refuses lists that do not name every element once", "[mesh]") {
+  auto m = grid_with_gaps();
+  const std::vector<Edge> es(m.edges().begin(), m.edges().end());
+  const std::vector<Face> fs(m.faces().begin(), m.faces().end());
+  const std::vector<vec3> points(es.size(), vec3{1, 2, 3});
+  const auto tris = triangle_set(m);
+  const auto v = m.vertex_count(), e = m.edge_count(), f = m.face_count();
+  auto expect_refused = [&](const std::vector<Edge>& edges, const std::vector<Face>& faces) {
+    const std::vector<vec3> p(edges.size(), vec3{1, 2, 3});
+    CHECK_THROWS_AS(m.split_into_four(edges, p, faces), std::invalid_argument);
+    REQUIRE_NOTHROW(m.validate());
+    CHECK(m.vertex_count() == v);
+    CHECK(m.edge_count() == e);
+    CHECK(m.face_count() == f);
+    CHECK(triangle_set(m) == tris);
+  };
+  std::vector<Edge> missing(es.begin(), es.end() - 1), twice = es, dead = es;
+  twice[1] = twice[0];
+  dead[0] = Edge(es.back().idx() + 1000);
+  std::vector<Face> missing_f(fs.begin(), fs.end() - 1), twice_f = fs, dead_f = fs;
+  twice_f[1] = twice_f[0];
+  dead_f[0] = Face(fs.back().idx() + 1000);
+  expect_refused(missing, fs);
+  expect_refused(twice, fs);
+  expect_refused(dead, fs);
+  expect_refused(es, missing_f);
+  expect_refused(es, twice_f);
+  expect_refused(es, dead_f);
+  m.split_into_four(es, points, fs);  // the right lists still work
+  CHECK_NOTHROW(m.validate());
+  CHECK(m.face_count() == 4 * f);
+}
+
+namespace {
 // A property value whose copy throws once `budget` copies are spent.
 struct fragile {
   static inline int budget = -1;  // < 0: never throws
@@ -193,19 +268,34 @@ struct fragile {
 }  // namespace
 
 TEST_CASE("split_into_four that throws leaves the mesh unchanged", "[mesh]") {
-  for (const char* kind : {"vertex", "edge", "face"})
-    for (const int budget : {0, 1, 5, 17}) {
+  // The budget is spent by the new elements in creation order: E vertices
+  // (vertex property); E split edges, then 3F inner edges (edge property);
+  // 3F corners (face property). The last budget of each kind throws at the
+  // last element created.
+  auto probe = grid_with_gaps();
+  const int e0 = static_cast<int>(probe.edge_count()), f0 = static_cast<int>(probe.face_count());
+  const std::vector<std::pair<const char*, std::vector<int>>> cases = {
+      {"vertex", {0, 1, 5, e0 / 2, e0 - 1}},
+      {"edge", {0, 1, e0 / 2, e0 - 1, e0, e0 + 7, e0 + 3 * f0 - 1}},
+      {"face", {0, 1, 5, f0, 3 * f0 - 1}}};
+  for (const auto& [kind, budgets] : cases)
+    for (const int budget : budgets) {
       INFO(kind << " property, budget " << budget);
-      auto m = grid_soup(3).build();
-      if (std::string(kind) == "vertex") m.add_vertex_property<fragile>("fragile");
-      if (std::string(kind) == "edge") m.add_edge_property<fragile>("fragile");
-      if (std::string(kind) == "face") m.add_face_property<fragile>("fragile");
+      // m fails, then splits; twin splits at once: both end alike, handle
+      // for handle (the failed call gave its elements back newest first).
+      auto m = grid_with_gaps(), twin = grid_with_gaps();
+      for (triangle_mesh* x : {&m, &twin}) {
+        if (std::string(kind) == "vertex") x->add_vertex_property<fragile>("fragile");
+        if (std::string(kind) == "edge") x->add_edge_property<fragile>("fragile");
+        if (std::string(kind) == "face") x->add_face_property<fragile>("fragile");
+      }
       const auto tris = triangle_set(m);
       const auto pos = positions(m);
       const auto v = m.vertex_count(), e = m.edge_count(), f = m.face_count();
       const std::vector<Edge> es(m.edges().begin(), m.edges().end());
       const std::vector<Face> fs(m.faces().begin(), m.faces().end());
-      const std::vector<vec3> points(es.size(), vec3{1, 2, 3});
+      std::vector<vec3> points;
+      for (std::size_t i = 0; i < es.size(); ++i) points.push_back(vec3{double(i), 2, 3});
       fragile::budget = budget;
       CHECK_THROWS_AS(m.split_into_four(es, points, fs), std::runtime_error);
       fragile::budget = -1;
@@ -216,7 +306,21 @@ TEST_CASE("split_into_four that throws leaves the mesh unchanged", "[mesh]") {
       CHECK(triangle_set(m) == tris);
       CHECK(positions(m) == pos);
       m.split_into_four(es, points, fs);  // and it still works
-      CHECK_NOTHROW(m.validate());
+      twin.split_into_four(es, points, fs);
       CHECK(m.face_count() == 4 * f);
+      check_same_numbering(m, twin);
     }
+}
+
+TEST_CASE("loop_subdivide that throws leaves connectivity and positions unchanged", "[mesh]") {
+  auto m = grid_with_gaps();
+  m.add_face_property<fragile>("fragile");
+  const auto tris = triangle_set(m);
+  const auto pos = positions(m);
+  fragile::budget = 3;
+  CHECK_THROWS_AS(loop_subdivide(m), std::runtime_error);
+  fragile::budget = -1;
+  REQUIRE_NOTHROW(m.validate());
+  CHECK(triangle_set(m) == tris);
+  CHECK(positions(m) == pos);
 }
