@@ -41,11 +41,29 @@ def loop_only(runs):
                                                secs, ratios))
 
 
+CONTENDERS = ("travpool", "vector", "vector_huge", "openmesh", "pointer")
+
+
+def is_loop_run(d):
+    """A --parts loop run: every contender timed Loop and nothing else."""
+    return all(c in d and "loop" in d[c] and "normals.serial" not in d[c] for c in CONTENDERS)
+
+
+def is_full_run(d):
+    """A run of every part (loop, full, deletion) and every contender."""
+    return all(c in d and "loop" in d[c] and "normals.serial" in d[c] for c in CONTENDERS) and \
+        all("del.delete" in d[c] for c in ("travpool", "vector", "vector_huge"))
+
+
 def main(paths):
     runs = [load(p) for p in paths]
-    if any("normals.openmp" not in d["travpool"] for d in runs):
+    if all(is_loop_run(d) for d in runs):
         loop_only(runs)
         return
+    if not all(is_full_run(d) for d in runs):
+        bad = [p for p, d in zip(paths, runs) if not is_full_run(d)]
+        sys.exit("compare_tables.py: every file must come from a run of all parts and contenders, or every "
+                 "file from a --parts loop run of all contenders; not so: " + ", ".join(bad))
     print("| input | faces | loop vs vector / vector_huge | normals omp, tbb vs vector | vs vector_huge "
           "| smooth10 omp, tbb vs vector | vs vector_huge | split_collapse vs vector / vector_huge "
           "| peak RSS travpool / OpenMesh | agree |")
