@@ -236,6 +236,15 @@ class triangle_mesh {
     edges_.clear();
     vertices_.clear();
   }
+  // Effects: room for `vertices` vertices, `edges` edges and `faces` faces
+  // in all (live ones included), so that adding up to that many takes no
+  // new pool bin. Handles unchanged. Throws: std::length_error past a
+  // pool's max_slots(); std::bad_alloc (rooms reserved before stay).
+  void reserve(std::size_t vertices, std::size_t edges, std::size_t faces) {
+    vertices_.reserve(vertices);
+    edges_.reserve(edges);
+    faces_.reserve(faces);
+  }
   // Effects: gives back the memory of empty pool bins. Handles unchanged.
   void shrink_to_fit() noexcept {
     faces_.shrink_to_fit();

@@ -33,6 +33,8 @@
 //                     init is copied into every column at h
 //   destroy           every column's element at h destroyed, the slot freed
 //                     (Listing 7): O(1 + non-trivially destructible columns)
+//   reserve(n)        as create's new bin, until capacity >= n: block q of
+//                     every column committed before the bin is added
 //   shrink_to_fit     empty bins: blocks decommitted, index freed, bin given
 //                     back; live handles are unchanged
 //   remove_column     its live elements destroyed, its range unmapped
@@ -44,7 +46,7 @@
 // creating thread (other threads' scans skip it) until that thread takes
 // another bin, and under global_mutex the whole create holds the one mutex
 // (the bin layer is then local_bins). Everything else (adding, finding and removing
-// columns, iterating, partitioning, shrink_to_fit, compact, clear,
+// columns, iterating, partitioning, reserve, shrink_to_fit, compact, clear,
 // validate) needs a quiescent pool. Reading and writing column elements is
 // the caller's business: distinct handles are distinct memory.
 //
@@ -257,6 +259,15 @@ class basic_column_pool : private detail::column_pool_parts<Options...>,
   range_type range() const { return range_type(std::make_shared<const detail::bin_index>(this->core_.root())); }
 
   // --- memory (quiescent pool) ---
+
+  // Effects: capacity() >= n. Each bin added takes the lowest free index
+  // with its blocks of every column committed, as for a create that needs
+  // a new bin; creates then fill the bins without growing. Invalidates
+  // nothing. Throws: std::length_error if n > max_slots() (then nothing
+  // changes); std::bad_alloc if a bin or a column block is refused (bins
+  // added before the refusal stay). Complexity: O(bins added x (columns +
+  // max_bins)).
+  void reserve(std::size_t n);
 
   // Effects: every bin without a live handle decommits its column blocks,
   // frees its index and is given back. Live handles stay valid.

@@ -3,8 +3,8 @@
 //   std::bad_alloc and leaves the pool unchanged, and a pool sized for fewer
 //   slots (a smaller reservation) works;
 // - committed memory (setrlimit(RLIMIT_DATA), which counts what
-//   vm.overcommit_memory=2 charges): create into a new bin and add_column
-//   throw std::bad_alloc and change nothing.
+//   vm.overcommit_memory=2 charges): create into a new bin, reserve and
+//   add_column throw std::bad_alloc and change nothing.
 // Skipped under ASan/TSan, which reserve terabytes of shadow address space.
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -45,8 +45,8 @@ struct page {
 };
 
 // In the child: a commit refused (RLIMIT_DATA counts writable private
-// memory, as vm.overcommit_memory=2 charges it): create into a new bin and
-// add_column throw std::bad_alloc and change nothing. Exit status: 0, or
+// memory, as vm.overcommit_memory=2 charges it): create into a new bin,
+// reserve and add_column throw std::bad_alloc and change nothing. Exit status: 0, or
 // the step that failed.
 [[noreturn]] void child_commit_refused() {
   int step = 0;
@@ -74,6 +74,15 @@ struct page {
       refused = true;
     }
     if (!refused || pool.size() != 4096 || pool.bin_count() != 1) std::_Exit(step);
+    pool.validate();
+    step = 30;  // and reserve's: no bin added
+    refused = false;
+    try {
+      pool.reserve(pool.capacity() + 1);
+    } catch (const std::bad_alloc&) {
+      refused = true;
+    }
+    if (!refused || pool.size() != 4096 || pool.bin_count() != 1 || pool.capacity() != 4096) std::_Exit(step);
     pool.validate();
     step = 4;  // so is a new column's block for bin 0
     refused = false;

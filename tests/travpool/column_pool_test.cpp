@@ -192,6 +192,12 @@ TEMPLATE_TEST_CASE("column pool matches a model under random operations", "[colu
       pool.shrink_to_fit();
       REQUIRE(pool.bin_count() <= bins);
       check_against(pool, model, x, name, 3);
+      // Room reserved into the index holes that shrinking left.
+      const std::size_t want = pool.size() + 2 * small_bins, before = pool.capacity();
+      pool.reserve(want);
+      REQUIRE(pool.capacity() >= want);
+      REQUIRE(pool.capacity() == (before >= want ? before : (want + small_bins - 1) / small_bins * small_bins));
+      check_against(pool, model, x, name, 2);
     }
   }
   check_against(pool, model, x, name, 4);
@@ -299,6 +305,55 @@ TEMPLATE_TEST_CASE("column pool clear destroys every element and keeps the bins"
   pool.validate();
   const std::uint32_t h = pool.create();
   REQUIRE(name[h] == long_init);
+}
+
+TEMPLATE_TEST_CASE("column pool reserve adds indexed bins that creates fill", "[column_pool]", plain, locked, serial,
+                   checked) {
+  using pool_type = typename TestType::pool;
+  pool_type pool(std::uint64_t{small_bins} * 8, small_bins);
+  auto name = pool.template add_column<std::string>("name", long_init);
+  REQUIRE_THROWS_AS(pool.reserve(pool.max_slots() + 1), std::length_error);
+  REQUIRE(pool.bin_count() == 0);
+  pool.reserve(0);
+  REQUIRE(pool.bin_count() == 0);
+  pool.reserve(2 * small_bins + 1);
+  REQUIRE(pool.bin_count() == 3);
+  REQUIRE(pool.capacity() == 3 * small_bins);
+  REQUIRE(pool.size() == 0);
+  REQUIRE(pool.begin() == pool.end());
+  pool.validate();
+  // A column added now has its blocks committed for the reserved bins too.
+  auto x = pool.template add_column<float>("x", 2.5f);
+  std::vector<std::uint32_t> hs;
+  for (std::uint32_t i = 0; i < 3 * small_bins; ++i) {
+    const std::uint32_t h = pool.create();
+    REQUIRE(name[h] == long_init);
+    REQUIRE(x[h] == 2.5f);
+    x[h] = static_cast<float>(i);
+    hs.push_back(h);
+  }
+  REQUIRE(pool.bin_count() == 3);  // no growth while the reserved room lasts
+  std::sort(hs.begin(), hs.end());
+  for (std::uint32_t i = 0; i < hs.size(); ++i) REQUIRE(hs[i] == i);  // indices 0, 1, 2
+  pool.reserve(pool.size());                                          // already there: nothing added
+  REQUIRE(pool.bin_count() == 3);
+  // A hole in the indices (bin 1 emptied and given back) is filled first.
+  for (std::uint32_t h = small_bins; h < 2 * small_bins; ++h) pool.destroy(h);
+  pool.shrink_to_fit();
+  REQUIRE(pool.bin_count() == 2);
+  pool.reserve(pool.size() + 1);
+  REQUIRE(pool.bin_count() == 3);
+  pool.validate();
+  const std::uint32_t h = pool.create();
+  REQUIRE(h / small_bins == 1);
+  REQUIRE(x[h] == 2.5f);
+  for (std::uint32_t k = 0; k < small_bins; ++k) REQUIRE(x[k] == static_cast<float>(k));  // untouched
+  REQUIRE(pool.size() == 2 * small_bins + 1);
+  // Up to max_slots exactly.
+  pool.reserve(pool.max_slots());
+  REQUIRE(pool.capacity() == pool.max_slots());
+  REQUIRE(pool.bin_count() == 8);
+  pool.validate();
 }
 
 namespace {

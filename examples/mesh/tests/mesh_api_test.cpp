@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -51,6 +52,32 @@ TEST_CASE("add_triangle builds what from_triangles builds", "[mesh]") {
   CHECK_THROWS_AS(m.add_triangle(a, a, c), topology_error);
   CHECK(m.face_count() == 1);
   m.validate();
+}
+
+TEST_CASE("reserve keeps the mesh and its handles as they are", "[mesh]") {
+  const soup s = icosahedron_soup();
+  triangle_mesh m = s.build();
+  const std::vector<Vertex> before(m.vertices().begin(), m.vertices().end());
+  REQUIRE_THROWS_AS(m.reserve(std::size_t{1} << 40, 0, 0), std::length_error);
+  m.reserve(100000, 300000, 200000);
+  m.validate();
+  REQUIRE(std::vector<Vertex>(m.vertices().begin(), m.vertices().end()) == before);
+  REQUIRE(m.vertex_count() == s.points.size());
+  REQUIRE(m.face_count() == s.triangles.size());
+  // Growing into the reserved room: the same mesh as without it.
+  triangle_mesh plain = s.build();
+  for (int i = 0; i < 4; ++i) {
+    loop_subdivide(m);
+    loop_subdivide(plain);
+  }
+  m.validate();
+  REQUIRE(m.vertex_count() == plain.vertex_count());
+  REQUIRE(m.edge_count() == plain.edge_count());
+  REQUIRE(m.face_count() == plain.face_count());
+  std::vector<std::array<double, 3>> pm, pp;
+  for (const Vertex v : m.vertices()) pm.push_back({m.position(v).x, m.position(v).y, m.position(v).z});
+  for (const Vertex v : plain.vertices()) pp.push_back({plain.position(v).x, plain.position(v).y, plain.position(v).z});
+  REQUIRE(pm == pp);
 }
 
 TEST_CASE("typed properties on every element kind", "[mesh]") {

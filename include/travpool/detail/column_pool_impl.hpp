@@ -1,15 +1,39 @@
 // travpool/detail/column_pool_impl.hpp: the members of basic_column_pool
-// that are defined out of line (compact, validate). Included by
+// that are defined out of line (reserve, compact, validate). Included by
 // column_pool.hpp only.
 #pragma once
 
 #include <algorithm>
+#include <mutex>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace travpool {
 inline namespace TRAVPOOL_ABI_NAMESPACE {
+
+// One bin at a time: block q of every column is committed before the bin
+// is added, so a refused commit adds nothing, and a refused bin gives the
+// block back (decommit) before the throw leaves.
+template <class... Options>
+void basic_column_pool<Options...>::reserve(std::size_t n) {
+  [[maybe_unused]] auto g = this->serialise();
+  if (n > max_slots()) throw std::length_error("travpool: column_pool::reserve past max_slots()");
+  std::lock_guard<std::mutex> l(this->index_mutex_);
+  while (capacity() < n) {
+    const std::uint32_t q = index_.lowest_free();
+    if (q == index_.max_bins()) throw std::length_error("travpool: column_pool::reserve: no free bin index");
+    if (!this->columns_.commit(q)) throw std::bad_alloc();
+    try {
+      this->core_.reserve(capacity() + 1);  // exactly one bin, linked last
+    } catch (...) {
+      this->columns_.decommit(q);
+      throw;
+    }
+    index_.set(q, *this->core_.root()->prev_);
+  }
+}
 
 // Per bin: the live chunks L_0 < L_1 < ... < L_{n-1} move to chunks
 // 2 .. n+1 in ascending order (chunk 2 + k <= L_k, and a target that was
