@@ -239,8 +239,11 @@ class triangle_mesh {
   // Effects: room for `vertices` vertices, `edges` edges and `faces` faces
   // in all (live ones included), so that adding up to that many takes no
   // new pool bin. Handles unchanged. Throws: std::length_error past a
-  // pool's max_slots(); std::bad_alloc (rooms reserved before stay).
+  // pool's max_slots() (then nothing changed); std::bad_alloc (rooms
+  // reserved before stay).
   void reserve(std::size_t vertices, std::size_t edges, std::size_t faces) {
+    if (vertices > vertices_.max_slots() || edges > edges_.max_slots() || faces > faces_.max_slots())
+      throw std::length_error("travpool::mesh: reserve past the pools' max_slots()");
     vertices_.reserve(vertices);
     edges_.reserve(edges);
     faces_.reserve(faces);

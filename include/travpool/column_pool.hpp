@@ -265,8 +265,8 @@ class basic_column_pool : private detail::column_pool_parts<Options...>,
   // a new bin; creates then fill the bins without growing. Invalidates
   // nothing. Throws: std::length_error if n > max_slots() (then nothing
   // changes); std::bad_alloc if a bin or a column block is refused (bins
-  // added before the refusal stay). Complexity: O(bins added x (columns +
-  // max_bins)).
+  // added before the refusal stay). Complexity: O(bins added x columns +
+  // max_bins).
   void reserve(std::size_t n);
 
   // Effects: every bin without a live handle decommits its column blocks,

@@ -4,7 +4,8 @@
 //   slots (a smaller reservation) works;
 // - committed memory (setrlimit(RLIMIT_DATA), which counts what
 //   vm.overcommit_memory=2 charges): create into a new bin, reserve and
-//   add_column throw std::bad_alloc and change nothing.
+//   add_column throw std::bad_alloc and change nothing, also when reserve's
+//   column blocks were committed and its bin is refused.
 // Skipped under ASan/TSan, which reserve terabytes of shadow address space.
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -104,6 +105,54 @@ struct page {
   std::_Exit(0);
 }
 
+// In the child: the column blocks are committed but the bin itself is
+// refused (its span is new writable memory; the blocks lie in a huge-page
+// granule that bin 0's commit made writable already): reserve gives the
+// blocks back, throws std::bad_alloc and adds no bin; lifted, it works.
+[[noreturn]] void child_bin_refused() {
+  int step = 0;
+  try {
+    travpool::set_span_cache_limit(0);
+    travpool::column_pool pool(std::uint64_t{4096} * 8, 4096);
+    auto x = pool.add_column<float>("x", 0.5f);  // 16 KiB per bin
+    const std::uint32_t h = pool.create();
+    x[h] = 3.0f;
+    step = 1;
+    const std::size_t data = status_bytes("VmData:");
+    if (data == 0) std::_Exit(step);
+    rlimit old{};
+    ::getrlimit(RLIMIT_DATA, &old);
+    rlimit lim = old;
+    lim.rlim_cur = data;
+    step = 2;
+    if (::setrlimit(RLIMIT_DATA, &lim) != 0) std::_Exit(step);
+    step = 3;
+    bool refused = false;
+    try {
+      pool.reserve(pool.capacity() + 1);
+    } catch (const std::bad_alloc&) {
+      refused = true;
+    }
+    if (!refused || pool.bin_count() != 1 || pool.capacity() != 4096 || pool.size() != 1 || x[h] != 3.0f)
+      std::_Exit(step);
+    step = 4;  // lifted (validate allocates): the bin and its blocks again
+    ::setrlimit(RLIMIT_DATA, &old);
+    pool.validate();
+    pool.reserve(pool.capacity() + 1);
+    if (pool.bin_count() != 2) std::_Exit(step);
+    for (int i = 0; i < 4095 + 4096; ++i) {
+      const std::uint32_t k = pool.create();
+      if (x[k] != 0.5f) std::_Exit(step);
+      x[k] = 1.0f;
+    }
+    if (pool.bin_count() != 2 || x[h] != 3.0f) std::_Exit(step);
+    pool.validate();
+  } catch (...) {
+    std::_Exit(100 + step);
+  }
+  std::_Exit(0);
+}
+
 int run_in_child(void (*child)()) {
   const pid_t pid = ::fork();
   if (pid == 0) child();
@@ -172,4 +221,12 @@ TEST_CASE("column pool: a refused commit throws bad_alloc and changes nothing", 
     return;
   }
   CHECK(run_in_child(child_commit_refused) == 0);
+}
+
+TEST_CASE("column pool: reserve with its bin refused gives the blocks back", "[column_pool][oom]") {
+  if (travpool::test::under_asan || travpool::test::under_tsan) {
+    WARN("skipped: sanitizers map their own memory, so RLIMIT_DATA cannot be used");
+    return;
+  }
+  CHECK(run_in_child(child_bin_refused) == 0);
 }

@@ -192,7 +192,8 @@ TEMPLATE_TEST_CASE("column pool matches a model under random operations", "[colu
       pool.shrink_to_fit();
       REQUIRE(pool.bin_count() <= bins);
       check_against(pool, model, x, name, 3);
-      // Room reserved into the index holes that shrinking left.
+      // Room reserved after shrinking (which bins' indices it takes: the
+      // reserve test below).
       const std::size_t want = pool.size() + 2 * small_bins, before = pool.capacity();
       pool.reserve(want);
       REQUIRE(pool.capacity() >= want);

@@ -59,14 +59,17 @@ TEST_CASE("reserve keeps the mesh and its handles as they are", "[mesh]") {
   triangle_mesh m = s.build();
   const std::vector<Vertex> before(m.vertices().begin(), m.vertices().end());
   REQUIRE_THROWS_AS(m.reserve(std::size_t{1} << 40, 0, 0), std::length_error);
-  m.reserve(100000, 300000, 200000);
+  REQUIRE_THROWS_AS(m.reserve(100, 100, std::size_t{1} << 40), std::length_error);
+  // Six Loop levels: 40,962 vertices, 122,880 edges, 81,920 faces, past the
+  // first bin (2^15 slots) of every pool, so the reserved bins fill.
+  m.reserve(40962, 122880, 81920);
   m.validate();
   REQUIRE(std::vector<Vertex>(m.vertices().begin(), m.vertices().end()) == before);
   REQUIRE(m.vertex_count() == s.points.size());
   REQUIRE(m.face_count() == s.triangles.size());
   // Growing into the reserved room: the same mesh as without it.
   triangle_mesh plain = s.build();
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 6; ++i) {
     loop_subdivide(m);
     loop_subdivide(plain);
   }
@@ -74,6 +77,9 @@ TEST_CASE("reserve keeps the mesh and its handles as they are", "[mesh]") {
   REQUIRE(m.vertex_count() == plain.vertex_count());
   REQUIRE(m.edge_count() == plain.edge_count());
   REQUIRE(m.face_count() == plain.face_count());
+  REQUIRE(m.vertex_count() == 40962);
+  REQUIRE(m.edge_count() == 122880);
+  REQUIRE(m.face_count() == 81920);
   std::vector<std::array<double, 3>> pm, pp;
   for (const Vertex v : m.vertices()) pm.push_back({m.position(v).x, m.position(v).y, m.position(v).z});
   for (const Vertex v : plain.vertices()) pp.push_back({plain.position(v).x, plain.position(v).y, plain.position(v).z});

@@ -15,15 +15,18 @@ inline namespace TRAVPOOL_ABI_NAMESPACE {
 
 // One bin at a time: block q of every column is committed before the bin
 // is added, so a refused commit adds nothing, and a refused bin gives the
-// block back (decommit) before the throw leaves.
+// block back (decommit) before the throw leaves. With a quiescent pool
+// every listed bin has an index, so n <= max_slots() leaves enough free
+// indices; they are taken in ascending order with one scan of the table.
 template <class... Options>
 void basic_column_pool<Options...>::reserve(std::size_t n) {
   [[maybe_unused]] auto g = this->serialise();
   if (n > max_slots()) throw std::length_error("travpool: column_pool::reserve past max_slots()");
   std::lock_guard<std::mutex> l(this->index_mutex_);
+  std::uint32_t q = 0;
   while (capacity() < n) {
-    const std::uint32_t q = index_.lowest_free();
-    if (q == index_.max_bins()) throw std::length_error("travpool: column_pool::reserve: no free bin index");
+    q = index_.lowest_free(q);
+    if (q == index_.max_bins()) throw std::logic_error("travpool: column_pool: bins without an index");
     if (!this->columns_.commit(q)) throw std::bad_alloc();
     try {
       this->core_.reserve(capacity() + 1);  // exactly one bin, linked last

@@ -58,9 +58,9 @@ class slot_index {
   // Returns: b's index (from its handle base).
   std::uint32_t index_of(const bin_base& b) const noexcept { return (handle_base(b) + first_user_chunk) >> shift_; }
 
-  // Returns: the lowest free index, or max_bins() if none.
-  std::uint32_t lowest_free() const noexcept {
-    std::uint32_t q = 0;
+  // Returns: the lowest free index >= from, or max_bins() if none.
+  std::uint32_t lowest_free(std::uint32_t from = 0) const noexcept {
+    std::uint32_t q = from;
     while (q < max_bins_ && at(q) != nullptr) ++q;
     return q;
   }
