@@ -314,12 +314,19 @@ class basic_column_pool : private detail::column_pool_parts<Options...>,
   // Throws: std::bad_alloc (then the slot and the bin are given back).
   void assign_index(const detail::taken& t) {
     std::lock_guard<std::mutex> g(this->index_mutex_);
-    const std::uint32_t q = index_.lowest_free();
-    if (q == index_.max_bins() || !this->columns_.commit(q)) {
+    const std::uint32_t q = commit_free_index(0);
+    if (q == index_.max_bins()) {
       this->core_.untake(t);
       throw std::bad_alloc();
     }
     index_.set(q, *t.bin);
+  }
+  // Requires: index_mutex_. Effects: commits block q of every column for
+  // the lowest free index q >= from. Returns: q, or max_bins() if there is
+  // no free index or a commit is refused (then nothing is committed).
+  std::uint32_t commit_free_index(std::uint32_t from) noexcept {
+    const std::uint32_t q = index_.lowest_free(from);
+    return q != index_.max_bins() && this->columns_.commit(q) ? q : index_.max_bins();
   }
   // Requires: the bin of index q has no live handle.
   void drop_index(std::uint32_t q) noexcept {

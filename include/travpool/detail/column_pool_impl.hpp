@@ -17,7 +17,8 @@ inline namespace TRAVPOOL_ABI_NAMESPACE {
 // is added, so a refused commit adds nothing, and a refused bin gives the
 // block back (decommit) before the throw leaves. With a quiescent pool
 // every listed bin has an index, so n <= max_slots() leaves enough free
-// indices; they are taken in ascending order with one scan of the table.
+// indices (taken in ascending order, one scan of the table), and
+// commit_free_index fails only by a refused commit.
 template <class... Options>
 void basic_column_pool<Options...>::reserve(std::size_t n) {
   [[maybe_unused]] auto g = this->serialise();
@@ -25,9 +26,8 @@ void basic_column_pool<Options...>::reserve(std::size_t n) {
   std::lock_guard<std::mutex> l(this->index_mutex_);
   std::uint32_t q = 0;
   while (capacity() < n) {
-    q = index_.lowest_free(q);
-    if (q == index_.max_bins()) throw std::logic_error("travpool: column_pool: bins without an index");
-    if (!this->columns_.commit(q)) throw std::bad_alloc();
+    q = commit_free_index(q);
+    if (q == index_.max_bins()) throw std::bad_alloc();
     try {
       this->core_.reserve(capacity() + 1);  // exactly one bin, linked last
     } catch (...) {
