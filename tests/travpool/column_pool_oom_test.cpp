@@ -41,6 +41,28 @@ std::size_t status_bytes(const char* field) {
 }
 std::size_t address_space_bytes() { return status_bytes("VmSize:"); }
 
+// Effects: RLIMIT_DATA's soft limit set to the data now mapped plus
+// `headroom` bytes; the limit before goes to `old`. Returns: false if the
+// data size could not be read or the limit not set.
+bool limit_data(std::size_t headroom, rlimit& old) {
+  const std::size_t data = status_bytes("VmData:");
+  if (data == 0 || ::getrlimit(RLIMIT_DATA, &old) != 0) return false;
+  rlimit lim = old;
+  lim.rlim_cur = data + headroom;
+  return ::setrlimit(RLIMIT_DATA, &lim) == 0;
+}
+
+// Returns: whether f() threw std::bad_alloc (other exceptions pass).
+template <class F>
+bool refuses(F f) {
+  try {
+    f();
+  } catch (const std::bad_alloc&) {
+    return true;
+  }
+  return false;
+}
+
 struct page {
   char bytes[4096] = {};
 };
@@ -59,40 +81,19 @@ struct page {
     for (int i = 0; i < 4096; ++i) last = pool.create();  // bin 0 full
     big[last].bytes[7] = 1;
     step = 1;
-    const std::size_t data = status_bytes("VmData:");
-    if (data == 0) std::_Exit(step);
     rlimit old{};
-    ::getrlimit(RLIMIT_DATA, &old);
-    rlimit lim = old;
-    lim.rlim_cur = data + (std::size_t{8} << 20);
-    step = 2;
-    if (::setrlimit(RLIMIT_DATA, &lim) != 0) std::_Exit(step);
+    if (!limit_data(std::size_t{8} << 20, old)) std::_Exit(step);
     step = 3;  // the new bin's 16 MiB block is refused
-    bool refused = false;
-    try {
-      pool.create();
-    } catch (const std::bad_alloc&) {
-      refused = true;
-    }
-    if (!refused || pool.size() != 4096 || pool.bin_count() != 1) std::_Exit(step);
+    if (!refuses([&] { pool.create(); }) || pool.size() != 4096 || pool.bin_count() != 1) std::_Exit(step);
     pool.validate();
     step = 30;  // and reserve's: no bin added
-    refused = false;
-    try {
-      pool.reserve(pool.capacity() + 1);
-    } catch (const std::bad_alloc&) {
-      refused = true;
-    }
-    if (!refused || pool.size() != 4096 || pool.bin_count() != 1 || pool.capacity() != 4096) std::_Exit(step);
+    if (!refuses([&] { pool.reserve(pool.capacity() + 1); }) || pool.size() != 4096 || pool.bin_count() != 1 ||
+        pool.capacity() != 4096)
+      std::_Exit(step);
     pool.validate();
     step = 4;  // so is a new column's block for bin 0
-    refused = false;
-    try {
-      pool.add_column<page>("big2");
-    } catch (const std::bad_alloc&) {
-      refused = true;
-    }
-    if (!refused || pool.column_count() != 1 || big[last].bytes[7] != 1) std::_Exit(step);
+    if (!refuses([&] { pool.add_column<page>("big2"); }) || pool.column_count() != 1 || big[last].bytes[7] != 1)
+      std::_Exit(step);
     step = 5;  // the limit lifted: the pool grows again
     ::setrlimit(RLIMIT_DATA, &old);
     const std::uint32_t h = pool.create();
@@ -118,22 +119,11 @@ struct page {
     const std::uint32_t h = pool.create();
     x[h] = 3.0f;
     step = 1;
-    const std::size_t data = status_bytes("VmData:");
-    if (data == 0) std::_Exit(step);
     rlimit old{};
-    ::getrlimit(RLIMIT_DATA, &old);
-    rlimit lim = old;
-    lim.rlim_cur = data;
-    step = 2;
-    if (::setrlimit(RLIMIT_DATA, &lim) != 0) std::_Exit(step);
+    if (!limit_data(0, old)) std::_Exit(step);
     step = 3;
-    bool refused = false;
-    try {
-      pool.reserve(pool.capacity() + 1);
-    } catch (const std::bad_alloc&) {
-      refused = true;
-    }
-    if (!refused || pool.bin_count() != 1 || pool.capacity() != 4096 || pool.size() != 1 || x[h] != 3.0f)
+    if (!refuses([&] { pool.reserve(pool.capacity() + 1); }) || pool.bin_count() != 1 || pool.capacity() != 4096 ||
+        pool.size() != 1 || x[h] != 3.0f)
       std::_Exit(step);
     step = 4;  // lifted (validate allocates): the bin and its blocks again
     ::setrlimit(RLIMIT_DATA, &old);
@@ -178,13 +168,9 @@ int run_in_child(void (*child)()) {
     step = 2;
     if (::setrlimit(RLIMIT_AS, &lim) != 0) std::_Exit(step);
     step = 3;  // a 2 GiB reservation is refused: bad_alloc, pool unchanged
-    bool refused = false;
-    try {
-      big.add_column<double>("y", 1.0);
-    } catch (const std::bad_alloc&) {
-      refused = true;
-    }
-    if (!refused || big.column_count() != 1 || big.has_column("y") || big.size() != 1) std::_Exit(step);
+    if (!refuses([&] { big.add_column<double>("y", 1.0); }) || big.column_count() != 1 || big.has_column("y") ||
+        big.size() != 1)
+      std::_Exit(step);
     big.validate();
     step = 4;  // the pool still works
     const std::uint32_t g = big.create();
