@@ -152,9 +152,7 @@ TEST_CASE("loop_subdivide equals the construction from insert_vertex and insert_
       loop_subdivide(a);
       loop_by_edits(b);
       CHECK(triangle_set(a) == triangle_set(b));
-      CHECK(std::vector<Edge>(a.edges().begin(), a.edges().end()) ==
-            std::vector<Edge>(b.edges().begin(), b.edges().end()));
-      check_same_numbering(a, b);
+      check_same_numbering(a, b);  // the edge list too
       // A vertex on the boundary has its boundary halfedge as out().
       for (const Vertex w : m.vertices())
         for (const Halfedge h : m.out_halfedges(w))
