@@ -15,6 +15,8 @@
 //   cursor, cursor_at, cursor_next, the iterators' position    default:
 //   cursor_prev, cursor_index,     within a bin                 {payload, index}
 //   cursor_equal
+//   prefetch_enter(b, i)           a sweep's prefetches on      default: none
+//                                  entering bin b at chunk i
 //
 // Geometry (bytes from the bin's start):
 //   chunks_offset(cap) = round_up(bin_header_bytes + extra_bytes(cap),
@@ -140,6 +142,11 @@ struct layout_traits {
       c = cursor_at(b, i);
       return true;
     }
+  }
+  // Effects: the layout's sweep prefetches (layout_compact.hpp) for a sweep
+  // that enters bin b at chunk i; none by default.
+  static void prefetch_enter(const bin_base& b, std::uint32_t i) noexcept {
+    if constexpr (requires { Ops::prefetch_enter(b, i); }) Ops::prefetch_enter(b, i);
   }
   static void cursor_prev(const bin_base& b, cursor& c) noexcept {
     if constexpr (own_cursor) {

@@ -18,6 +18,7 @@
 //   membarrier_all()            then a full fence on every CPU running a
 //                               thread of this process
 //   cpu_relax()                 the spin-wait hint
+//   prefetch_line(p)            a software prefetch of p's cache line
 //   at_fork(prepare, parent, child)   pthread_atfork: handlers that keep
 //                               process-wide mutexes usable in a child
 //   fork_safe_instance<&T::m>(make)   a never-destroyed process-wide
@@ -183,6 +184,19 @@ auto& fork_safe_instance(Make make) noexcept {
     return o;
   }();
   return *instance;
+}
+
+// Effects: asks the CPU to fetch the cache line holding `p` (read, keep in
+// every cache level). Never faults, whatever p is. The empty volatile asm
+// keeps a loop of prefetches: GCC otherwise deletes loops whose only
+// statements are prefetches, as it deletes any loop without side effects.
+inline void prefetch_line(const void* p) noexcept {
+#if defined(__GNUC__)
+  __builtin_prefetch(p);
+  asm volatile("");
+#else
+  (void)p;
+#endif
 }
 
 inline void cpu_relax() noexcept {

@@ -112,7 +112,11 @@ class pool_iterator {
     b = b->next_nonempty();
     pool_iterator it;
     it.bin_ = b;
-    if (!b->is_root()) it.cur_ = traits::cursor_at(*b, traits::first_assigned(*b));
+    if (!b->is_root()) {
+      const std::uint32_t i = traits::first_assigned(*b);
+      traits::prefetch_enter(*b, i);
+      it.cur_ = traits::cursor_at(*b, i);
+    }
     return it;
   }
   // Returns: the end iterator of the pool whose bin list root is `root`.

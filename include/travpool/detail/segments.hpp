@@ -124,6 +124,7 @@ class segment_iterator {
     const std::size_t next = word_ + 1;
     if (next < last_word_) [[likely]] {
       if (const std::uint64_t w = Ops::bits(*bin_)[next]; w != 0) {
+        Ops::prefetch_for(*bin_, next + Ops::prefetch_ahead);
         word_ = next;
         mask_ = w;
         return *this;
@@ -135,6 +136,7 @@ class segment_iterator {
         static_cast<std::uint32_t>(word_ * 64 + 63 - static_cast<std::size_t>(std::countl_zero(mask_)));
     const std::uint32_t i = traits::next_assigned(*bin_, highest);
     if (i != bin_->last()) {
+      if ((i >> 6) > word_) Ops::prefetch_jump(*bin_, word_, i >> 6);
       word_ = i >> 6;
       mask_ = Ops::live_word(*bin_, word_) & (~std::uint64_t{0} << (i & 63));
       return *this;
@@ -161,6 +163,7 @@ class segment_iterator {
  private:
   // Requires: chunk i of b is assigned.
   void enter(bin_base* b, std::uint32_t i) noexcept {
+    Ops::prefetch_enter(*b, i);
     bin_ = b;
     last_word_ = b->last() >> 6;
     word_ = i >> 6;

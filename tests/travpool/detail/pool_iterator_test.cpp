@@ -161,6 +161,37 @@ TEMPLATE_TEST_CASE("iterators walk every shape of pool like the model", "[iterat
   }
 }
 
+// Clustered gaps (free runs of 1 to 1024 chunks) in bins of 63 bitmap
+// words: the shapes the compact layout's sweep prefetch tells apart (full
+// and established, clustered, random, short and long empty stretches,
+// stretches reaching the end of a bin). Prefetching reads bitmap words only;
+// the walks must still equal the model, and under ASan stay inside them.
+TEMPLATE_TEST_CASE("iterators walk clustered gaps of every length like the model", "[iterator]",
+                   TRAVPOOL_TEST_POLICIES) {
+  using pool_type = travpool::test::pool_t<int, TestType>;
+  constexpr std::uint32_t wide_cap = 4000;
+  for (std::uint32_t run : {1u, 8u, 16u, 64u, 256u, 1024u}) {
+    INFO("runs of " << run);
+    fixture<pool_type> f(wide_cap);
+    f.fill(2 * wide_cap + 300);
+    std::mt19937 rng(run);
+    std::vector<bool> erased(3 * wide_cap / run + 2);
+    for (std::size_t i = 0; i < erased.size(); ++i) erased[i] = rng() % 2 == 0;
+    f.drop_if([&](auto pos) { return erased[pos.second / run] ^ (pos.first % 2 == 1); });
+    f.check();
+    const std::vector<int> m = f.model();
+    std::vector<int> visited;
+    f.pool.for_each([&](int x) { visited.push_back(x); });
+    REQUIRE(visited == m);
+    if constexpr (requires { f.pool.segments(); }) {
+      visited.clear();
+      for (auto seg : f.pool.segments())
+        for (int x : seg) visited.push_back(x);
+      REQUIRE(visited == m);
+    }
+  }
+}
+
 TEMPLATE_TEST_CASE("an iterator stays valid while other elements of its bitmap word are destroyed", "[iterator]",
                    TRAVPOOL_TEST_LAYOUTS) {
   using pool_type = travpool::test::pool_t<int, TestType>;
