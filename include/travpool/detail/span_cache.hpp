@@ -22,6 +22,7 @@
 #include <new>
 
 #include "../config.hpp"
+#include "huge_pages.hpp"
 #include "platform.hpp"
 
 namespace travpool::detail {
@@ -155,6 +156,10 @@ inline span_cache& span_cache_at_start = span_cache::instance();
 // for writing, which stalls the page faults of every other thread that
 // fills a bin. Unused spans are address space only: no page is touched.
 // A span taken from here is returned with give_back or unmap.
+// Spans of 2 MiB multiples are advised huge or small as huge_page_choice
+// decides when they are handed out (a batch is advised as a whole, and
+// again from the span handed out on when the choice changes); under the
+// automatic policy the first touch of a fresh huge span is timed here.
 class span_source {
  public:
   static constexpr std::size_t max_batch = 64;
@@ -189,9 +194,19 @@ class span_source {
       }
       end_ = next_ + span * batch;
       batch_ = batch;
+      if (span % huge_page_bytes == 0) advise_huge_pages(next_, span * batch, huge_ = huge_page_choice::want_huge());
     }
     void* p = next_;
     next_ += span;
+    if (span % huge_page_bytes == 0) {
+      const huge_page_choice::span_advice a = huge_page_choice::for_fresh_span();
+      if (a.sample && a.huge != huge_) {
+        advise_huge_pages(p, span, a.huge);  // a resample: this span only
+      } else if (a.huge != huge_) {
+        advise_huge_pages(p, static_cast<std::size_t>(end_ - static_cast<std::byte*>(p)), huge_ = a.huge);
+      }
+      if (a.sample) huge_page_choice::sample_first_touch(p);
+    }
     return p;
   }
 
@@ -220,6 +235,7 @@ class span_source {
   std::byte* end_ = nullptr;
   std::size_t batch_ = 0;
   std::size_t span_ = 0;
+  bool huge_ = false;  // the advice given to [next_, end_)
 };
 
 }  // namespace travpool::detail
