@@ -97,10 +97,12 @@ class bin_storage {
   // Throws: std::bad_alloc; then nothing is mapped.
   bin* make_bin() {
     void* mem;
+    huge_page_choice::first_touch touch;
     {
       std::lock_guard<spans_lock> g(spans_mutex_);
-      mem = spans_.take(span_);
+      mem = spans_.take(span_, &touch);
     }
+    touch.run(mem, span_);  // faults, outside the lock
     // The header is complete before the directory publishes it.
     bin* b = ::new (mem) bin();
     b->chunks_ = static_cast<std::byte*>(mem) + traits::chunks_offset(capacity_);

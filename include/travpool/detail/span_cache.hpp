@@ -159,7 +159,8 @@ inline span_cache& span_cache_at_start = span_cache::instance();
 // Spans of 2 MiB multiples are advised huge or small as huge_page_choice
 // decides when they are handed out (a batch is advised as a whole, and
 // again from the span handed out on when the choice changes); under the
-// automatic policy the first touch of a fresh huge span is timed here.
+// automatic policy the first touch of a fresh huge span is timed, and a
+// fresh small one is populated, by the caller (first_touch) or here.
 class span_source {
  public:
   static constexpr std::size_t max_batch = 64;
@@ -172,8 +173,10 @@ class span_source {
 
   // Returns: a span of `span` bytes aligned to `span`. Its bytes are zero
   // if it is freshly mapped and unspecified if it comes from span_cache.
+  // Effects: sets *touch to what the caller should do with the span after
+  // releasing its lock (first_touch::run); with touch null, does it here.
   // Throws: std::bad_alloc when the kernel refuses.
-  void* take(std::size_t span) {
+  void* take(std::size_t span, huge_page_choice::first_touch* touch = nullptr) {
     if (void* cached = span_cache::instance().take(span)) return cached;
     if (span != span_) {  // a pool moved into another keeps its old reservation
       release();
@@ -205,7 +208,11 @@ class span_source {
       } else if (a.huge != huge_) {
         advise_huge_pages(p, static_cast<std::size_t>(end_ - static_cast<std::byte*>(p)), huge_ = a.huge);
       }
-      if (a.sample) huge_page_choice::sample_first_touch(p);
+      huge_page_choice::first_touch t = huge_page_choice::touch_for(a);
+      if (touch != nullptr)
+        *touch = t;
+      else
+        t.run(p, span);
     }
     return p;
   }

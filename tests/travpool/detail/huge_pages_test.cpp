@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,6 +61,13 @@ std::string vm_flags(const void* p) {
 }
 bool advised_huge(const void* p) { return vm_flags(p).find(" hg ") != std::string::npos; }
 bool advised_small(const void* p) { return vm_flags(p).find(" nh ") != std::string::npos; }
+
+// Returns: whether the page holding p is resident.
+bool resident(const void* p) {
+  unsigned char vec = 0;
+  const auto a = reinterpret_cast<std::uintptr_t>(p) & ~(std::uintptr_t{td::page_size} - 1);
+  return ::mincore(reinterpret_cast<void*>(a), td::page_size, &vec) == 0 && (vec & 1) != 0;
+}
 
 struct p3 {
   std::uint64_t x, y, z;
@@ -219,4 +227,16 @@ TEST_CASE("column blocks are advised as the policy says when committed", "[huge_
     CHECK(*q1 == 7);
     col.decommit(1);
   }
+}
+
+TEST_CASE("a fresh bin span on 4 KiB pages is populated when a pool takes it", "[huge_pages]") {
+  policy_guard guard;
+  travpool::set_span_cache_limit(0);
+  travpool::set_huge_page_policy(huge_pages::never);
+  travpool::pool<p3> pool;
+  p3* e = pool.create(p3{1, 2, 3});
+  const auto* span = reinterpret_cast<const std::byte*>(reinterpret_cast<std::uintptr_t>(e) & ~(pool.bin_span() - 1));
+  CHECK(resident(span + pool.bin_span() - td::page_size));  // the span's last page, never written
+  CHECK(e->x == 1);
+  pool.validate();
 }
