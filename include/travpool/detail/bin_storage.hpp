@@ -96,13 +96,13 @@ class bin_storage {
   // it. Its first touch (a page fault) happens here.
   // Throws: std::bad_alloc; then nothing is mapped.
   bin* make_bin() {
-    void* mem;
-    huge_page_choice::first_touch touch;
+    span_source::taken t;
     {
       std::lock_guard<spans_lock> g(spans_mutex_);
-      mem = spans_.take(span_, &touch);
+      t = spans_.take_deferred(span_);
     }
-    touch.run(mem, span_);  // faults, outside the lock
+    t.touch.run(t.span, span_);  // faults, outside the lock
+    void* const mem = t.span;
     // The header is complete before the directory publishes it.
     bin* b = ::new (mem) bin();
     b->chunks_ = static_cast<std::byte*>(mem) + traits::chunks_offset(capacity_);

@@ -139,6 +139,11 @@ struct huge_page_choice {
     enum action_t : unsigned char { none, sample, populate } action = none;
     // Effects: the action on the fresh span [p, p + bytes).
     void run(void* p, std::size_t bytes) noexcept {
+      if (action != none) act(p, bytes);
+    }
+    // Out of line, as the rest of this slow path: inlined into make_bin,
+    // it changed how GCC compiled the create fast path around it.
+    [[gnu::noinline, gnu::cold]] void act(void* p, std::size_t bytes) noexcept {
       if (action == sample) sample_first_touch(p);
       if (action == populate) populate_range(p, bytes);
       action = none;

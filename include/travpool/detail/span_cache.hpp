@@ -173,11 +173,24 @@ class span_source {
 
   // Returns: a span of `span` bytes aligned to `span`. Its bytes are zero
   // if it is freshly mapped and unspecified if it comes from span_cache.
-  // Effects: sets *touch to what the caller should do with the span after
-  // releasing its lock (first_touch::run); with touch null, does it here.
   // Throws: std::bad_alloc when the kernel refuses.
-  void* take(std::size_t span, huge_page_choice::first_touch* touch = nullptr) {
-    if (void* cached = span_cache::instance().take(span)) return cached;
+  void* take(std::size_t span) {
+    const taken t = take_deferred(span);
+    huge_page_choice::first_touch touch = t.touch;
+    touch.run(t.span, span);
+    return t.span;
+  }
+
+  // A span and what its taker should do with it after releasing its lock.
+  struct taken {
+    void* span;
+    huge_page_choice::first_touch touch;
+  };
+  // Returns: as take, but leaves the first touch of a fresh span (timing
+  // or populating it: first_touch::run) to the caller.
+  // Throws: std::bad_alloc when the kernel refuses.
+  taken take_deferred(std::size_t span) {
+    if (void* cached = span_cache::instance().take(span)) return {cached, {}};
     if (span != span_) {  // a pool moved into another keeps its old reservation
       release();
       batch_ = 0;
@@ -201,20 +214,8 @@ class span_source {
     }
     void* p = next_;
     next_ += span;
-    if (span % huge_page_bytes == 0) {
-      const huge_page_choice::span_advice a = huge_page_choice::for_fresh_span();
-      if (a.sample && a.huge != huge_) {
-        advise_huge_pages(p, span, a.huge);  // a resample: this span only
-      } else if (a.huge != huge_) {
-        advise_huge_pages(p, static_cast<std::size_t>(end_ - static_cast<std::byte*>(p)), huge_ = a.huge);
-      }
-      huge_page_choice::first_touch t = huge_page_choice::touch_for(a);
-      if (touch != nullptr)
-        *touch = t;
-      else
-        t.run(p, span);
-    }
-    return p;
+    if (span % huge_page_bytes == 0) return {p, advise_fresh(p, span)};
+    return {p, {}};
   }
 
   // Effects: returns a span from take(): to the span_cache if it fits
@@ -229,6 +230,19 @@ class span_source {
       next_ = b;
     else
       unmap(p, span);
+  }
+
+  // Effects: advises the fresh span p (just handed out) as the page policy
+  // says. Returns: what to do with it next. Out of line: see
+  // first_touch::act.
+  [[gnu::noinline]] huge_page_choice::first_touch advise_fresh(void* p, std::size_t span) noexcept {
+    const huge_page_choice::span_advice a = huge_page_choice::for_fresh_span();
+    if (a.sample && a.huge != huge_) {
+      advise_huge_pages(p, span, a.huge);  // a resample: this span only
+    } else if (a.huge != huge_) {
+      advise_huge_pages(p, static_cast<std::size_t>(end_ - static_cast<std::byte*>(p)), huge_ = a.huge);
+    }
+    return huge_page_choice::touch_for(a);
   }
 
   // Effects: unmaps the spans not handed out; the next take maps afresh.
