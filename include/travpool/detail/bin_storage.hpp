@@ -95,7 +95,9 @@ class bin_storage {
   // Effects: maps, initialises and registers an empty bin, without linking
   // it. Its first touch (a page fault) happens here.
   // Throws: std::bad_alloc; then nothing is mapped.
-  bin* make_bin() {
+  // Out of line (once per bin): inlined, it changed how GCC compiled the
+  // create fast path that calls it.
+  [[gnu::noinline]] bin* make_bin() {
     span_source::taken t;
     {
       std::lock_guard<spans_lock> g(spans_mutex_);
