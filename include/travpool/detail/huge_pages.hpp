@@ -30,9 +30,11 @@
 // Noise (a preemption, an interrupt) only makes a sample slower, so the
 // cheapest of several decides, and small pages are chosen only after
 // `window` consecutive slow huge faults: a host where huge pages are cheap
-// keeps them. While the verdict is "small", every resample_every-th fresh
-// span is still advised huge and timed, so that the verdict comes back
-// once huge faults are cheap again. Under `always` and `never` nothing is
+// keeps them. While the verdict is "small", one fresh span after
+// resample_every (64) more is still advised huge and timed, then after 128,
+// 256, ... up to max_resample_every (1024): the verdict comes back once huge
+// faults are cheap again (one cheap fault suffices), and a host where they
+// stay slow pays for one slow fault per 2 GiB at most. Under `always` and `never` nothing is
 // timed. Column pools (column_storage.hpp) follow the same verdict when
 // they commit a block; they take no samples.
 //
@@ -76,6 +78,7 @@ struct huge_page_choice {
   static constexpr std::size_t window = 3;
   static constexpr std::uint64_t slow_factor = 2;
   static constexpr std::uint64_t resample_every = 64;
+  static constexpr std::uint64_t max_resample_every = 1024;
 
   // Returns: whether fresh memory should take huge pages, given the last
   // samples of faulting one huge page (ns, n of them) and the cost of
@@ -126,8 +129,13 @@ struct huge_page_choice {
     if (p != huge_pages::automatic) return {p == huge_pages::always, false};
     state_t& s = state();
     if (s.huge.load(std::memory_order_relaxed)) return {true, true};
-    const bool resample = s.small_spans.fetch_add(1, std::memory_order_relaxed) % resample_every == resample_every - 1;
-    return {resample, resample};
+    const std::uint64_t n = s.small_spans.fetch_add(1, std::memory_order_relaxed) + 1;
+    std::uint64_t due = s.next_resample.load(std::memory_order_relaxed);
+    if (n < due) return {false, false};
+    const std::uint64_t step = s.interval.load(std::memory_order_relaxed);
+    if (!s.next_resample.compare_exchange_strong(due, n + step, std::memory_order_relaxed)) return {false, false};
+    s.interval.store(std::min(2 * step, max_resample_every), std::memory_order_relaxed);
+    return {true, true};
   }
 
   // What to do with a fresh span once it is handed out (outside any lock):
@@ -177,7 +185,13 @@ struct huge_page_choice {
     std::uint64_t last[window];
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(k + 1, window));
     for (std::size_t i = 0; i < n; ++i) last[i] = s.samples[i].load(std::memory_order_relaxed);
-    s.huge.store(pay(last, n, small), std::memory_order_relaxed);
+    const bool huge = pay(last, n, small);
+    if (huge) s.interval.store(resample_every, std::memory_order_relaxed);
+    if (s.huge.exchange(huge, std::memory_order_relaxed) && !huge) {  // turned small: the next resample
+      const std::uint64_t step = s.interval.load(std::memory_order_relaxed);
+      s.next_resample.store(s.small_spans.load(std::memory_order_relaxed) + step, std::memory_order_relaxed);
+      s.interval.store(std::min(2 * step, max_resample_every), std::memory_order_relaxed);
+    }
   }
 
   // Returns: ns to fault 2 MiB of fresh anonymous memory in 4 KiB pages,
@@ -209,7 +223,9 @@ struct huge_page_choice {
     std::atomic<bool> huge{true};
     std::atomic<std::uint64_t> small_ns{0};
     std::atomic<std::uint64_t> count{0};
-    std::atomic<std::uint64_t> small_spans{0};
+    std::atomic<std::uint64_t> small_spans{0};    // fresh spans seen while small
+    std::atomic<std::uint64_t> next_resample{0};  // small_spans at the next resample
+    std::atomic<std::uint64_t> interval{resample_every};
     std::atomic<std::uint64_t> samples[window] = {};
   };
   static state_t& state() noexcept {

@@ -196,14 +196,25 @@ TEST_CASE("the automatic policy times fresh spans and decides from both kinds of
   CHECK(travpool::huge_pages_in_use());  // one cheap fault in the window
   choice::record_fault(3'500'000);
   CHECK_FALSE(travpool::huge_pages_in_use());
-  // While small: one fresh span in resample_every is advised huge and timed.
-  int resamples = 0;
-  for (std::uint64_t i = 0; i < choice::resample_every; ++i) {
-    const choice::span_advice a = choice::for_fresh_span();
-    CHECK(a.huge == a.sample);
-    resamples += a.sample;
-  }
-  CHECK(resamples == 1);
+  // While small: a fresh span after 64 more is advised huge and timed, then
+  // after 128, 256, ..., 1024, 1024.
+  const auto resamples_at = [] {
+    std::vector<std::uint64_t> at;
+    for (std::uint64_t i = 1; i <= 4096; ++i) {
+      const choice::span_advice a = choice::for_fresh_span();
+      CHECK(a.huge == a.sample);
+      if (a.sample) at.push_back(i);
+    }
+    return at;
+  };
+  CHECK(resamples_at() == std::vector<std::uint64_t>{64, 192, 448, 960, 1984, 3008, 4032});
+  choice::record_fault(3'500'000);  // a slow resample: still small, intervals go on
+  CHECK_FALSE(travpool::huge_pages_in_use());
+  choice::record_fault(300'000);  // a cheap one: huge pages again
+  CHECK(travpool::huge_pages_in_use());
+  for (int i = 0; i < 3; ++i) choice::record_fault(3'500'000);
+  CHECK_FALSE(travpool::huge_pages_in_use());
+  CHECK(resamples_at().front() == 64);  // back to the first interval
   choice::record_fault(300'000);
   CHECK(travpool::huge_pages_in_use());
 
