@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
   register_plain<tb::fast_pool_list_adapter>();
   register_plain<tb::new_adapter>();
   register_plain<tb::list_adapter>();
+  register_plain<tb::vector_adapter>();
 #ifdef TRAVPOOL_BENCH_HAVE_COLONY
   register_plain<tb::colony_adapter>();
 #endif

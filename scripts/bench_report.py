@@ -137,10 +137,13 @@ class Report:
             "Each repetition times only the loop of N creations into an empty container (untimed setup, "
             "untimed teardown). travpool runs at the figure's bin sizes and at its default bin capacity; "
             "the other contenders have no bin size. Ratios are to `boost::object_pool` (the paper's "
-            "comparison) and to `plf::colony`. travpool asks for transparent huge pages (`madvise`) on bin "
-            "spans that are a multiple of 2 MiB, i.e. from 64,000 chunks of 32 B up: such bins fault in 2 MiB "
-            "at a time instead of 4 KiB, which is the step between 32,000 and 64,000 (see THP in run.txt). "
-            "Single slow repetitions of those rows are the kernel compacting memory to find a huge page.\n"
+            "comparison) and to `plf::colony`. travpool's bin spans that are a multiple of 2 MiB, i.e. from "
+            "64,000 chunks of 32 B up, follow the page policy (api.md, Memory: by default transparent huge "
+            "pages unless their first touch is measured slow, then 4 KiB pages populated when the bin is "
+            "made): such bins fault in 2 MiB at a time instead of 4 KiB, which is the step between 32,000 "
+            "and 64,000 (see THP in run.txt). The repetitions run in one process, so all but the first may "
+            "fault memory that the previous one gave back moments before; `bench/fresh_create.sh` compares "
+            "the contenders on fresh memory, each in a process of its own (threads.md).\n"
         )
         rows, series = [], {}
         base = res.get("fig11/boost::object_pool/-", {}).get("med")

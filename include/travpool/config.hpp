@@ -16,6 +16,13 @@
 //   TRAVPOOL_SPAN_CACHE_BYTES  default: 1 GiB. The initial limit of the
 //       process-wide span cache (memory.hpp); set_span_cache_limit() changes
 //       it at run time. Must be the same in every translation unit.
+//   TRAVPOOL_HUGE_PAGES_DEFAULT  default: 2. The page policy of fresh bin
+//       spans and column blocks (memory.hpp, huge_pages): 0 never (4 KiB
+//       pages), 1 always (transparent huge pages), 2 automatic (huge pages
+//       unless their first touch is measured slower than twice that of
+//       4 KiB pages: detail/huge_pages.hpp). TRAVPOOL_HUGE_PAGES and
+//       set_huge_page_policy() override it. Must be the same in every
+//       translation unit.
 //
 // Environment variables (read once, on first use)
 // -----------------------------------------------
@@ -24,6 +31,9 @@
 //   TRAVPOOL_BIASED_LOCKS=0    sync::bin_locks pools never bias a bin's lock
 //       to its thread (every create and destroy takes the lock); biasing is
 //       also off where membarrier(2) is unavailable.
+//   TRAVPOOL_HUGE_PAGES=always|never|auto   the page policy (above), instead
+//       of TRAVPOOL_HUGE_PAGES_DEFAULT; any other value is ignored
+//       (set_huge_page_policy() overrides).
 //
 // Internal macros: TRAVPOOL_ALWAYS_INLINE (forced inlining of the create
 // and destroy fast paths), TRAVPOOL_ABI_NAMESPACE (above),
@@ -45,6 +55,10 @@
 #define TRAVPOOL_ABI_NAMESPACE checked_v1
 #else
 #define TRAVPOOL_ABI_NAMESPACE unchecked_v1
+#endif
+
+#ifndef TRAVPOOL_HUGE_PAGES_DEFAULT
+#define TRAVPOOL_HUGE_PAGES_DEFAULT 2
 #endif
 
 #ifndef TRAVPOOL_SPAN_CACHE_BYTES

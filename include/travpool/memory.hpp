@@ -10,10 +10,16 @@
 // Cached spans are MADV_FREE'd: the kernel takes their pages back when it
 // runs short of memory, and otherwise they stay resident (they still count
 // in the process's RSS) until reused, trimmed or unmapped.
+//
+// Fresh spans of 2 MiB multiples, and column pools' blocks, take
+// transparent huge pages or 4 KiB pages as the page policy says
+// (huge_pages::automatic by default: huge pages unless their first touch is
+// measured slower than twice that of 4 KiB pages; detail/huge_pages.hpp).
 #pragma once
 
 #include <cstddef>
 
+#include "detail/huge_pages.hpp"
 #include "detail/span_cache.hpp"
 
 namespace travpool {
@@ -37,5 +43,26 @@ inline std::size_t set_span_cache_limit(std::size_t bytes) noexcept {
 // system now. Returns: the bytes unmapped. Thread-safe; pools in use are
 // not affected.
 inline std::size_t trim_span_cache() noexcept { return detail::span_cache::instance().trim(); }
+
+// Returns: the page policy of fresh bin spans and column blocks: the macro
+// TRAVPOOL_HUGE_PAGES_DEFAULT (default huge_pages::automatic), unless the
+// environment variable TRAVPOOL_HUGE_PAGES (always, never or auto; read on
+// first use) or set_huge_page_policy() chose another.
+inline huge_pages huge_page_policy() noexcept {
+  return static_cast<huge_pages>(detail::huge_page_choice::policy().load(std::memory_order_relaxed));
+}
+
+// Effects: sets the page policy for memory mapped or committed from now on
+// (pages already touched keep their size). Returns: the previous policy.
+// Thread-safe.
+inline huge_pages set_huge_page_policy(huge_pages p) noexcept {
+  return static_cast<huge_pages>(
+      detail::huge_page_choice::policy().exchange(static_cast<int>(p), std::memory_order_relaxed));
+}
+
+// Returns: whether memory mapped now takes huge pages under the current
+// policy: under huge_pages::automatic, whether the first touches of huge
+// pages measured so far were cheap enough (true until measured).
+inline bool huge_pages_in_use() noexcept { return detail::huge_page_choice::want_huge(); }
 
 }  // namespace travpool

@@ -95,12 +95,16 @@ class bin_storage {
   // Effects: maps, initialises and registers an empty bin, without linking
   // it. Its first touch (a page fault) happens here.
   // Throws: std::bad_alloc; then nothing is mapped.
-  bin* make_bin() {
-    void* mem;
+  // Out of line (once per bin): inlined, it changed how GCC compiled the
+  // create fast path that calls it.
+  [[gnu::noinline]] bin* make_bin() {
+    span_source::taken t;
     {
       std::lock_guard<spans_lock> g(spans_mutex_);
-      mem = spans_.take(span_);
+      t = spans_.take_deferred(span_);
     }
+    t.touch.run(t.span, span_);  // faults, outside the lock
+    void* const mem = t.span;
     // The header is complete before the directory publishes it.
     bin* b = ::new (mem) bin();
     b->chunks_ = static_cast<std::byte*>(mem) + traits::chunks_offset(capacity_);

@@ -14,8 +14,9 @@
 // and y[h] of two columns never share their low 12 address bits (4K
 // aliasing: a store to y[h] stalls the loads of x near it; a sweep
 // y = 2 x + 1 ran 1.8x slower than over two std::vectors without this).
-// The range is reserved PROT_NONE (no commit charge, huge pages advised);
-// block q is committed (made writable) when a bin takes index q, or when
+// The range is reserved PROT_NONE (no commit charge); block q is committed
+// (made writable, and advised huge or small as huge_page_choice decides at
+// that moment: huge_pages.hpp) when a bin takes index q, or when
 // the column is added while bin q exists, and decommitted (pages dropped,
 // PROT_NONE again) when bin q is given back. Pages are taken on first
 // touch only. Committing block q makes writable every 2 MiB granule it
@@ -45,6 +46,7 @@
 #include <utility>
 
 #include "bin.hpp"  // round_up
+#include "huge_pages.hpp"
 #include "platform.hpp"
 
 namespace travpool::detail {
@@ -86,7 +88,9 @@ class column_base {
     const auto lo = reinterpret_cast<std::uintptr_t>(map_), hi = lo + bytes_;
     const std::uintptr_t first = std::max(lo, at(q) / huge_page_bytes * huge_page_bytes);
     const std::uintptr_t last = std::min(hi, round_up(at(q + 1), huge_page_bytes));
-    return commit_range(reinterpret_cast<void*>(first), last - first);
+    if (!commit_range(reinterpret_cast<void*>(first), last - first)) return false;
+    advise_huge_pages(reinterpret_cast<void*>(first), last - first, huge_page_choice::want_huge());
+    return true;
   }
   // Effects: drops the pages that lie inside block q only, and makes them
   // inaccessible (a page shared with a neighbour block stays committed).

@@ -3,14 +3,16 @@
 // membarrier or a pause instruction.
 //
 //   map_aligned(bytes, align)   zeroed, `align`-aligned anonymous memory
-//                               (huge pages advised for 2 MiB multiples)
+//   advise_huge_pages(p, bytes, huge)   MADV_HUGEPAGE or MADV_NOHUGEPAGE
+//                               (the choice: huge_pages.hpp)
+//   populate_range(p, bytes)    fault the pages in now (MADV_POPULATE_WRITE)
 //   unmap(p, bytes)             give it back
 //   advise_free(p, bytes)       MADV_FREE: the kernel may reclaim the pages
 //   advise_dontneed(p, bytes)   MADV_DONTNEED: drop the pages now (they read
 //                               as zero afterwards)
 //   page_size                   4 KiB (the granule of the advice calls)
 //   reserve_range(bytes)        address space only (PROT_NONE, no commit
-//                               charge), huge pages advised
+//                               charge)
 //   commit_range(p, bytes)      make part of a reservation usable
 //   decommit_range(p, bytes)    drop its pages and make it inaccessible
 //   release_range(p, bytes)     give a reservation back
@@ -58,8 +60,8 @@ namespace travpool::detail {
 inline constexpr std::size_t page_size = 4096;
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
 
-// Effects: maps `bytes` of zeroed memory aligned to `align`, asking for huge
-// pages when `align` is a multiple of huge_page_bytes.
+// Effects: maps `bytes` of zeroed memory aligned to `align`, with no advice
+// on its page size (the caller gives it: advise_huge_pages).
 // Requires: align is a power of two and a multiple of the page size; bytes
 // is a multiple of align.
 // Throws: std::bad_alloc when the kernel refuses.
@@ -75,14 +77,21 @@ inline void* map_aligned(std::size_t bytes, std::size_t align) {
   const std::size_t tail = request - head - bytes;
   if (head != 0) ::munmap(raw, head);
   if (tail != 0) ::munmap(reinterpret_cast<void*>(aligned + bytes), tail);
-#ifdef MADV_HUGEPAGE
-  // Spans of whole huge pages are backed by them where the kernel allows:
-  // one fault and one TLB entry per 2 MiB instead of 512.
-  if (align % huge_page_bytes == 0) ::madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
-#endif
   return reinterpret_cast<void*>(aligned);
 }
 inline void* map_aligned(std::size_t span) { return map_aligned(span, span); }
+
+// Effects: asks the kernel to back the pages of [p, p + bytes) not yet
+// touched with transparent huge pages (huge: MADV_HUGEPAGE; one fault and
+// one TLB entry per 2 MiB instead of 512), or never to (MADV_NOHUGEPAGE).
+// Advice only: ignored where the kernel has no THP.
+// Requires: p page-aligned, inside one mapping of this process.
+inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes,
+                              [[maybe_unused]] bool huge) noexcept {
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+  ::madvise(p, bytes, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+#endif
+}
 
 // Effects: returns [p, p + bytes), from map_aligned, to the system.
 inline void unmap(void* p, std::size_t bytes) noexcept { ::munmap(p, bytes); }
@@ -101,7 +110,7 @@ inline bool advise_dontneed(void* p, std::size_t bytes) noexcept { return ::madv
 
 // Effects: reserves `bytes` of address space (a multiple of page_size),
 // inaccessible and not charged against the commit limit (PROT_NONE,
-// MAP_NORESERVE), with huge pages advised for what is committed later.
+// MAP_NORESERVE), with no advice on its page size.
 // Throws: std::bad_alloc when the kernel refuses (RLIMIT_AS, no room).
 inline void* reserve_range(std::size_t bytes) {
   int flags = MAP_PRIVATE | MAP_ANONYMOUS;
@@ -110,9 +119,6 @@ inline void* reserve_range(std::size_t bytes) {
 #endif
   void* p = ::mmap(nullptr, bytes, PROT_NONE, flags, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-  ::madvise(p, bytes, MADV_HUGEPAGE);
-#endif
   return p;
 }
 // Requires: [p, p + bytes) page-aligned, inside a reserve_range.
@@ -129,6 +135,16 @@ inline void decommit_range(void* p, std::size_t bytes) noexcept {
   ::madvise(p, bytes, MADV_DONTNEED);
   ::mprotect(p, bytes, PROT_NONE);
 }
+// Effects: faults every page of [p, p + bytes) in as written to (zero),
+// with one system call (MADV_POPULATE_WRITE, Linux 5.14). Advice only:
+// where it is refused (older kernels, no memory now) the pages are faulted
+// on first touch as usual. Requires: p page-aligned, readable and writable.
+inline void populate_range([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes) noexcept {
+#ifdef MADV_POPULATE_WRITE
+  ::madvise(p, bytes, MADV_POPULATE_WRITE);
+#endif
+}
+
 // Effects: gives a reserve_range back.
 inline void release_range(void* p, std::size_t bytes) noexcept { ::munmap(p, bytes); }
 

@@ -22,6 +22,7 @@
 #include <new>
 
 #include "../config.hpp"
+#include "huge_pages.hpp"
 #include "platform.hpp"
 
 namespace travpool::detail {
@@ -155,6 +156,11 @@ inline span_cache& span_cache_at_start = span_cache::instance();
 // for writing, which stalls the page faults of every other thread that
 // fills a bin. Unused spans are address space only: no page is touched.
 // A span taken from here is returned with give_back or unmap.
+// Spans of 2 MiB multiples are advised huge or small as huge_page_choice
+// decides when they are handed out (a batch is advised as a whole, and
+// again from the span handed out on when the choice changes); under the
+// automatic policy the first touch of a fresh huge span is timed, and a
+// fresh small one is populated, by the caller (first_touch) or here.
 class span_source {
  public:
   static constexpr std::size_t max_batch = 64;
@@ -169,7 +175,22 @@ class span_source {
   // if it is freshly mapped and unspecified if it comes from span_cache.
   // Throws: std::bad_alloc when the kernel refuses.
   void* take(std::size_t span) {
-    if (void* cached = span_cache::instance().take(span)) return cached;
+    const taken t = take_deferred(span);
+    huge_page_choice::first_touch touch = t.touch;
+    touch.run(t.span, span);
+    return t.span;
+  }
+
+  // A span and what its taker should do with it after releasing its lock.
+  struct taken {
+    void* span;
+    huge_page_choice::first_touch touch;
+  };
+  // Returns: as take, but leaves the first touch of a fresh span (timing
+  // or populating it: first_touch::run) to the caller.
+  // Throws: std::bad_alloc when the kernel refuses.
+  taken take_deferred(std::size_t span) {
+    if (void* cached = span_cache::instance().take(span)) return {cached, {}};
     if (span != span_) {  // a pool moved into another keeps its old reservation
       release();
       batch_ = 0;
@@ -189,10 +210,12 @@ class span_source {
       }
       end_ = next_ + span * batch;
       batch_ = batch;
+      if (span % huge_page_bytes == 0) advise_huge_pages(next_, span * batch, huge_ = huge_page_choice::want_huge());
     }
     void* p = next_;
     next_ += span;
-    return p;
+    if (span % huge_page_bytes == 0) return {p, advise_fresh(p, span)};
+    return {p, {}};
   }
 
   // Effects: returns a span from take(): to the span_cache if it fits
@@ -209,6 +232,19 @@ class span_source {
       unmap(p, span);
   }
 
+  // Effects: advises the fresh span p (just handed out) as the page policy
+  // says. Returns: what to do with it next. Out of line: see
+  // first_touch::act.
+  [[gnu::noinline]] huge_page_choice::first_touch advise_fresh(void* p, std::size_t span) noexcept {
+    const huge_page_choice::span_advice a = huge_page_choice::for_fresh_span();
+    if (a.sample && a.huge != huge_) {
+      advise_huge_pages(p, span, a.huge);  // a resample: this span only
+    } else if (a.huge != huge_) {
+      advise_huge_pages(p, static_cast<std::size_t>(end_ - static_cast<std::byte*>(p)), huge_ = a.huge);
+    }
+    return huge_page_choice::touch_for(a);
+  }
+
   // Effects: unmaps the spans not handed out; the next take maps afresh.
   void release() noexcept {
     if (next_ != end_) unmap(next_, static_cast<std::size_t>(end_ - next_));
@@ -220,6 +256,7 @@ class span_source {
   std::byte* end_ = nullptr;
   std::size_t batch_ = 0;
   std::size_t span_ = 0;
+  bool huge_ = false;  // the advice given to [next_, end_)
 };
 
 }  // namespace travpool::detail

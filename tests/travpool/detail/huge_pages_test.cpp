@@ -1,0 +1,253 @@
+// The page policy of fresh spans (detail/huge_pages.hpp, memory.hpp): the
+// decision from measured fault costs, the environment variable, the setter,
+// the advice that spans and column blocks get (read back from the kernel's
+// VmFlags in /proc/self/smaps: hg = MADV_HUGEPAGE, nh = MADV_NOHUGEPAGE),
+// and the automatic policy's measurements. No test asserts a time.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <travpool/column_pool.hpp>
+#include <travpool/memory.hpp>
+#include <travpool/pool.hpp>
+
+namespace {
+
+namespace td = travpool::detail;
+using travpool::huge_pages;
+using choice = td::huge_page_choice;
+
+// Restores the policy, the automatic policy's measurements and the span
+// cache's limit that a test changed.
+struct policy_guard {
+  huge_pages policy = travpool::huge_page_policy();
+  bool huge = choice::state().huge.load();
+  std::uint64_t small = choice::state().small_ns.load();
+  std::size_t limit = travpool::span_cache_limit();
+  ~policy_guard() {
+    travpool::set_huge_page_policy(policy);
+    choice::state().huge = huge;
+    choice::state().small_ns = small;
+    travpool::set_span_cache_limit(limit);
+  }
+};
+
+// Returns: the VmFlags of the mapping that holds p ("" if none is found).
+std::string vm_flags(const void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
+      inside = lo <= a && a < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line.substr(8) + " ";
+    }
+  }
+  return "";
+}
+bool advised_huge(const void* p) { return vm_flags(p).find(" hg ") != std::string::npos; }
+bool advised_small(const void* p) { return vm_flags(p).find(" nh ") != std::string::npos; }
+
+// Returns: whether the page holding p is resident.
+bool resident(const void* p) {
+  unsigned char vec = 0;
+  const auto a = reinterpret_cast<std::uintptr_t>(p) & ~(std::uintptr_t{td::page_size} - 1);
+  return ::mincore(reinterpret_cast<void*>(a), td::page_size, &vec) == 0 && (vec & 1) != 0;
+}
+
+struct p3 {
+  std::uint64_t x, y, z;
+};
+
+}  // namespace
+
+TEST_CASE("huge_page_choice::pay keeps huge pages until enough slow faults are measured", "[huge_pages]") {
+  const std::uint64_t small = 1'000'000;  // 1 ms for 2 MiB in 4 KiB pages
+  const std::uint64_t cheap[] = {200'000, 250'000, 210'000}, slow[] = {3'300'000, 3'500'000, 4'000'000};
+  const std::uint64_t mixed[] = {3'300'000, 1'900'000, 4'000'000};
+  CHECK(choice::pay(cheap, 3, small));       // a host where huge pages are cheap
+  CHECK_FALSE(choice::pay(slow, 3, small));  // the KVM guest with free page reporting
+  CHECK(choice::pay(mixed, 3, small));       // one fault within 2x decides for huge pages
+  CHECK(choice::pay(slow, 2, small));        // too few samples: huge pages
+  CHECK(choice::pay(slow, 3, 0));            // small-page cost unknown: huge pages
+  const std::uint64_t at_factor[] = {2 * small, 2 * small, 2 * small};
+  CHECK(choice::pay(at_factor, 3, small));
+}
+
+TEST_CASE("huge_page_choice::parse reads always, never, auto and ignores the rest", "[huge_pages]") {
+  CHECK(choice::parse("always", huge_pages::never) == huge_pages::always);
+  CHECK(choice::parse("never", huge_pages::always) == huge_pages::never);
+  CHECK(choice::parse("auto", huge_pages::never) == huge_pages::automatic);
+  CHECK(choice::parse(nullptr, huge_pages::never) == huge_pages::never);
+  CHECK(choice::parse("", huge_pages::always) == huge_pages::always);
+  CHECK(choice::parse("yes", huge_pages::automatic) == huge_pages::automatic);
+}
+
+TEST_CASE("the default policy is automatic", "[huge_pages]") {
+  if (std::getenv("TRAVPOOL_HUGE_PAGES") == nullptr) CHECK(travpool::huge_page_policy() == huge_pages::automatic);
+  CHECK(TRAVPOOL_HUGE_PAGES_DEFAULT == 2);
+}
+
+// Run by the next test in a child process, with TRAVPOOL_HUGE_PAGES set:
+// exits with the policy it reads.
+TEST_CASE("huge pages: env child", "[.huge_pages_env_child]") {
+  std::_Exit(10 + static_cast<int>(travpool::huge_page_policy()));
+}
+
+TEST_CASE("TRAVPOOL_HUGE_PAGES chooses the policy of a process", "[huge_pages]") {
+  for (const auto& [value, expected] : std::vector<std::pair<const char*, huge_pages>>{
+           {"never", huge_pages::never}, {"always", huge_pages::always}, {"auto", huge_pages::automatic}}) {
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      ::setenv("TRAVPOOL_HUGE_PAGES", value, 1);
+      ::execl("/proc/self/exe", "huge_pages_test", "[.huge_pages_env_child]", static_cast<char*>(nullptr));
+      std::_Exit(127);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 10 + static_cast<int>(expected));
+  }
+}
+
+TEST_CASE("set_huge_page_policy overrides and advises fresh spans accordingly", "[huge_pages]") {
+  policy_guard guard;
+  travpool::set_span_cache_limit(0);  // every bin is a fresh span
+  for (const huge_pages p : {huge_pages::never, huge_pages::always, huge_pages::never}) {
+    travpool::set_huge_page_policy(p);
+    CHECK(travpool::huge_page_policy() == p);
+    CHECK(travpool::huge_pages_in_use() == (p == huge_pages::always));
+    travpool::pool<p3> pool;
+    REQUIRE(pool.bin_span() % td::huge_page_bytes == 0);
+    std::vector<p3*> elements;
+    for (std::uint64_t i = 0; i < 3 * pool.bin_span() / sizeof(p3); ++i) elements.push_back(pool.create(p3{i, i, i}));
+    std::set<std::uintptr_t> spans;
+    for (p3* e : elements) spans.insert(reinterpret_cast<std::uintptr_t>(e) & ~(pool.bin_span() - 1));
+    CHECK(spans.size() >= 3);
+    for (std::uintptr_t span : spans) {  // every span, of a fresh batch or not
+      const void* e = reinterpret_cast<const void*>(span);
+      CAPTURE(vm_flags(e));
+      CHECK(advised_huge(e) == (p == huge_pages::always));
+      CHECK(advised_small(e) == (p == huge_pages::never));
+    }
+    pool.validate();
+    std::uint64_t i = 0;
+    for (const p3& e : pool) CHECK(e.x == i++);
+  }
+  CHECK(travpool::set_huge_page_policy(huge_pages::automatic) == huge_pages::never);
+}
+
+TEST_CASE("a policy change advises the rest of a span batch", "[huge_pages]") {
+  policy_guard guard;
+  travpool::set_span_cache_limit(0);
+  travpool::set_huge_page_policy(huge_pages::always);
+  td::span_source source;
+  const std::size_t span = td::huge_page_bytes;
+  void* a = source.take(span);
+  void* b = source.take(span);  // the second batch: 2 spans
+  CHECK(advised_huge(b));
+  travpool::set_huge_page_policy(huge_pages::never);
+  void* c = source.take(span);
+  CHECK(advised_small(c));
+  CHECK(advised_huge(b));  // taken before: unchanged
+  for (void* p : {a, b, c}) source.give_back(p, span);
+}
+
+TEST_CASE("the automatic policy times fresh spans and decides from both kinds of cost", "[huge_pages]") {
+  policy_guard guard;
+  travpool::set_span_cache_limit(0);
+  travpool::set_huge_page_policy(huge_pages::automatic);
+  choice::state_t& s = choice::state();
+  s.huge = true;
+  const std::uint64_t before = s.count.load();
+  {
+    travpool::pool<p3> pool;
+    for (std::uint64_t i = 0; i < 2 * pool.bin_span() / sizeof(p3); ++i) pool.create(p3{i, 0, 0});
+    pool.validate();
+    CHECK(pool.size() == 2 * pool.bin_span() / sizeof(p3));
+  }
+  CHECK(s.count.load() > before);  // the first fresh span was timed
+  CHECK(s.small_ns.load() > 0);    // and the cost of 4 KiB pages measured
+
+  // The verdict from given costs (no timing): cheap huge faults keep huge
+  // pages, three slow ones turn them off, one cheap one turns them on.
+  s.small_ns = 1'000'000;
+  for (int i = 0; i < 3; ++i) choice::record_fault(200'000);
+  CHECK(travpool::huge_pages_in_use());
+  CHECK(choice::for_fresh_span().huge);
+  CHECK(choice::for_fresh_span().sample);
+  choice::record_fault(3'500'000);
+  choice::record_fault(3'500'000);
+  CHECK(travpool::huge_pages_in_use());  // one cheap fault in the window
+  choice::record_fault(3'500'000);
+  CHECK_FALSE(travpool::huge_pages_in_use());
+  // While small: a fresh span after 64 more is advised huge and timed, then
+  // after 128, 256, ..., 1024, 1024.
+  const auto resamples_at = [] {
+    std::vector<std::uint64_t> at;
+    for (std::uint64_t i = 1; i <= 4096; ++i) {
+      const choice::span_advice a = choice::for_fresh_span();
+      CHECK(a.huge == a.sample);
+      if (a.sample) at.push_back(i);
+    }
+    return at;
+  };
+  CHECK(resamples_at() == std::vector<std::uint64_t>{64, 192, 448, 960, 1984, 3008, 4032});
+  choice::record_fault(3'500'000);  // a slow resample: still small, intervals go on
+  CHECK_FALSE(travpool::huge_pages_in_use());
+  choice::record_fault(300'000);  // a cheap one: huge pages again
+  CHECK(travpool::huge_pages_in_use());
+  for (int i = 0; i < 3; ++i) choice::record_fault(3'500'000);
+  CHECK_FALSE(travpool::huge_pages_in_use());
+  CHECK(resamples_at().front() == 64);  // back to the first interval
+  choice::record_fault(300'000);
+  CHECK(travpool::huge_pages_in_use());
+
+  // The policies that measure nothing.
+  travpool::set_huge_page_policy(huge_pages::never);
+  CHECK_FALSE(choice::for_fresh_span().sample);
+  travpool::set_huge_page_policy(huge_pages::always);
+  CHECK_FALSE(choice::for_fresh_span().sample);
+}
+
+TEST_CASE("column blocks are advised as the policy says when committed", "[huge_pages]") {
+  policy_guard guard;
+  for (const huge_pages p : {huge_pages::never, huge_pages::always}) {
+    travpool::set_huge_page_policy(p);
+    td::typed_column<std::uint64_t> col("x", 7, 1u << 18, 8, 0);  // blocks of 2 MiB
+    REQUIRE(col.commit(1));
+    auto* q1 = col.data() + (1u << 18);
+    CHECK(advised_huge(q1) == (p == huge_pages::always));
+    CHECK(advised_small(q1) == (p == huge_pages::never));
+    col.construct(1u << 18);
+    CHECK(*q1 == 7);
+    col.decommit(1);
+  }
+}
+
+TEST_CASE("a fresh bin span on 4 KiB pages is populated when a pool takes it", "[huge_pages]") {
+  policy_guard guard;
+  travpool::set_span_cache_limit(0);
+  travpool::set_huge_page_policy(huge_pages::never);
+  travpool::pool<p3> pool;
+  p3* e = pool.create(p3{1, 2, 3});
+  const auto* span = reinterpret_cast<const std::byte*>(reinterpret_cast<std::uintptr_t>(e) & ~(pool.bin_span() - 1));
+  CHECK(resident(span + pool.bin_span() - td::page_size));  // the span's last page, never written
+  CHECK(e->x == 1);
+  pool.validate();
+}
