@@ -137,6 +137,7 @@ struct travpool_c {
   Pool pool;
   T* create(std::uint64_t v) { return pool.create(v); }
   void destroy(T* p) { pool.destroy(p); }
+  std::size_t bins() const { return pool.bin_count(); }
   std::uint64_t sweep1(const std::vector<std::vector<T*>>&) {
     std::uint64_t s = 0;
     pool.for_each([&](const T& e) { s += read_all(e); });
@@ -239,6 +240,7 @@ void run_threads(int threads, F&& step_all) {
 struct result {
   double create_ms = 0, destroy_ms = 0, churn_ms = 0, sweep1_ms = 0, sweep2_ms = 0;
   std::uint64_t check = 0;
+  std::size_t bins = 0;  // travpool: bins after the churn
 };
 
 double median(std::vector<double> v) {
@@ -323,6 +325,7 @@ result run(C& c, std::size_t n, int threads) {
       for (std::size_t t = 0; t < T_; ++t) step(t);
   }
   r.churn_ms = ms_since(t0);
+  if constexpr (requires { c.bins(); }) r.bins = c.bins();
 
   // sweeps
   std::vector<double> s1, s2;
@@ -451,8 +454,8 @@ int main(int argc, char** argv) {
   std::printf(
       "{\"contender\": \"%s\", \"size\": %zu, \"threads\": %d, \"n\": %zu, \"create_ms\": %.3f, "
       "\"destroy_ms\": %.3f, \"churn_ms\": %.3f, \"sweep1_ms\": %.3f, \"sweep2_ms\": %.3f, "
-      "\"rss_mb\": %.1f, \"check\": %llu, \"malloc\": \"%s\"}\n",
+      "\"rss_mb\": %.1f, \"bins\": %zu, \"check\": %llu, \"malloc\": \"%s\"}\n",
       name.c_str(), size, threads, n, r.create_ms, r.destroy_ms, r.churn_ms, r.sweep1_ms, r.sweep2_ms,
-      static_cast<double>(ru.ru_maxrss) / 1024.0, static_cast<unsigned long long>(r.check), lib.c_str());
+      static_cast<double>(ru.ru_maxrss) / 1024.0, r.bins, static_cast<unsigned long long>(r.check), lib.c_str());
   return 0;
 }
