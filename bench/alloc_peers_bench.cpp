@@ -29,6 +29,10 @@
 //   destroy   the N pointers shuffled (untimed, a fixed seed), then thread t
 //             destroys slice t: random order, and with 2 threads half the
 //             frees are of objects the other thread created.
+//   recreate  N objects again, as in create, into the memory the allocator
+//             kept from the first N (then all destroyed again, untimed):
+//             create without the kernel's page faults, which on this VM
+//             cost an erratic 50 to 300 ms per fresh process (docs/threads.md).
 //   churn     each thread fills its live vector to N/(2T) (untimed), then
 //             makes N/T random operations: create (push_back) with
 //             probability 1 - live/(2 * N/(2T)), else destroy a uniformly
@@ -39,10 +43,10 @@
 //   sweep1    after the churn, one thread reads every word of every live
 //             object: travpool pool.for_each, colony range-for, the others
 //             their pointer vectors (thread 0's, then thread 1's). Median
-//             of 5 sweeps.
+//             of 15 sweeps.
 //   sweep2    the same with 2 OpenMP threads: travpool over
 //             pool.partition(2), colony split at size()/2 with std::next,
-//             the others one pointer vector per thread. Median of 5.
+//             the others one pointer vector per thread. Median of 15.
 //   rss       peak resident set size of the process (getrusage), which
 //             includes the pointer vectors (8 B per object, the same for
 //             every contender).
@@ -238,7 +242,7 @@ void run_threads(int threads, F&& step_all) {
 }
 
 struct result {
-  double create_ms = 0, destroy_ms = 0, churn_ms = 0, sweep1_ms = 0, sweep2_ms = 0;
+  double create_ms = 0, destroy_ms = 0, recreate_ms = 0, churn_ms = 0, sweep1_ms = 0, sweep2_ms = 0;
   std::uint64_t check = 0;
   std::size_t bins = 0;  // travpool: bins after the churn
 };
@@ -285,6 +289,21 @@ result run(C& c, std::size_t n, int threads) {
       for (std::size_t t = 0; t < T_; ++t) c.destroy(ptrs[t * per + i]);
   }
   r.destroy_ms = ms_since(t0);
+
+  // create again, into memory the allocator already holds
+  t0 = clock_type::now();
+  if constexpr (par) {
+    run_threads<true>(threads, [&](int t) {
+      const std::size_t b = static_cast<std::size_t>(t) * per;
+      for (std::size_t i = b; i < b + per; ++i) ptrs[i] = c.create(i);
+    });
+  } else {
+    for (std::size_t i = 0; i < per; ++i)
+      for (std::size_t t = 0; t < T_; ++t) ptrs[t * per + i] = c.create(t * per + i);
+  }
+  r.recreate_ms = ms_since(t0);
+  for (std::size_t i = n - 1; i > 0; --i) std::swap(ptrs[i], ptrs[shuffle() % (i + 1)]);
+  for (T* p : ptrs) c.destroy(p);  // untimed, one thread
   std::vector<T*>().swap(ptrs);
 
   // churn
@@ -330,7 +349,7 @@ result run(C& c, std::size_t n, int threads) {
   // sweeps
   std::vector<double> s1, s2;
   std::uint64_t c1 = 0, c2 = 0;
-  for (int k = 0; k < 5; ++k) {
+  for (int k = 0; k < 15; ++k) {
     t0 = clock_type::now();
     c1 = c.sweep1(live);
     s1.push_back(ms_since(t0));
@@ -453,9 +472,9 @@ int main(int argc, char** argv) {
   getrusage(RUSAGE_SELF, &ru);
   std::printf(
       "{\"contender\": \"%s\", \"size\": %zu, \"threads\": %d, \"n\": %zu, \"create_ms\": %.3f, "
-      "\"destroy_ms\": %.3f, \"churn_ms\": %.3f, \"sweep1_ms\": %.3f, \"sweep2_ms\": %.3f, "
+      "\"destroy_ms\": %.3f, \"recreate_ms\": %.3f, \"churn_ms\": %.3f, \"sweep1_ms\": %.3f, \"sweep2_ms\": %.3f, "
       "\"rss_mb\": %.1f, \"bins\": %zu, \"check\": %llu, \"malloc\": \"%s\"}\n",
-      name.c_str(), size, threads, n, r.create_ms, r.destroy_ms, r.churn_ms, r.sweep1_ms, r.sweep2_ms,
+      name.c_str(), size, threads, n, r.create_ms, r.destroy_ms, r.recreate_ms, r.churn_ms, r.sweep1_ms, r.sweep2_ms,
       static_cast<double>(ru.ru_maxrss) / 1024.0, r.bins, static_cast<unsigned long long>(r.check), lib.c_str());
   return 0;
 }

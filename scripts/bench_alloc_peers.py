@@ -33,8 +33,9 @@ LABEL = {
     "boost_pool": "boost::pool+mutex",
 }
 PHASES = [
-    ("create_ms", "create N"),
+    ("create_ms", "create N, fresh process"),
     ("destroy_ms", "destroy all, random order"),
+    ("recreate_ms", "create N again (memory held)"),
     ("churn_ms", "churn at N/2 live"),
     ("sweep1_ms", "sweep after churn, 1 thread"),
     ("sweep2_ms", "sweep after churn, 2 threads"),
@@ -129,7 +130,7 @@ def main():
                 base = med(s, t, "mimalloc", k) if "mimalloc" in contenders else None
                 for c in contenders:
                     v = med(s, t, c, k)
-                    serial = c == "pool" and t > 1 and k in ("create_ms", "destroy_ms", "churn_ms")
+                    serial = c == "pool" and t > 1 and k in ("create_ms", "destroy_ms", "recreate_ms", "churn_ms")
                     if serial:
                         cells.append(f"({fmt_ms(v)} serial)")
                         continue
