@@ -7,8 +7,8 @@ Usage: scripts/bench_alloc_peers.py BINARY [--rounds=R] [--sizes=24,64]
            [--threads=1,2] [--contenders=a,b] [--n24=N] [--n64=N]
            [--lock=FILE] [--json=OUT] [--docs=docs/threads.md]
 
-Each round runs every configuration once, in an order rotated by one each
-round, holding an exclusive flock(2) on --lock (default
+Each round runs every configuration once, in a shuffled order (seeded by
+the round), holding an exclusive flock(2) on --lock (default
 /tmp/travpool-bench.lock) for the round. With --docs, the tables replace the
 text between the alloc-peers markers of that file.
 """
@@ -16,6 +16,7 @@ import fcntl
 import json
 import os
 import platform
+import random
 import statistics
 import subprocess
 import sys
@@ -76,7 +77,11 @@ def main():
     runs = {}
     lines = []
     for r in range(rounds):
-        order = configs[r % len(configs):] + configs[: r % len(configs)]
+        # A new order every round (fixed seeds): on this VM the first process
+        # to fault in memory after another one freed its memory pays for it
+        # (docs/threads.md, fresh memory), so no contender may always be it.
+        order = configs[:]
+        random.Random(r).shuffle(order)
         with open(o["lock"], "a") as lk:
             fcntl.flock(lk, fcntl.LOCK_EX)
             t0 = time.time()
