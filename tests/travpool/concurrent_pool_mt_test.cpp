@@ -380,6 +380,54 @@ TEST_CASE("a create after a destroy reuses the freed chunk, in a bin nobody clai
   REQUIRE(n == 600);
 }
 
+TEST_CASE("a thread that leaves a full bin refills the fullest bin with room, not the next one",
+          "[concurrent][refill]") {
+  using travpool::detail::test_access;
+  // Capacity 256: a scan prefers bins with at least 256 / 64 = 4 free chunks.
+  travpool::concurrent_pool<element> pool(travpool::bin_capacity{256});
+  std::vector<element*> v;
+  std::uint32_t me = 0;
+  std::thread([&] {
+    me = travpool::detail::thread_number();
+    for (std::uint64_t i = 0; i < 5 * 256; ++i) v.push_back(pool.create(element{0, i, element::mix(0, i)}));
+  }).join();
+  REQUIRE(pool.bin_count() == 5);
+  const auto bins = test_access::bins(pool);
+  const auto in_bin = [&](std::size_t k) {
+    std::vector<element*> r;
+    for (element* e : v)
+      if (test_access::position(pool, e).first == k) r.push_back(e);
+    return r;
+  };
+  // Destroyed from this thread, which creates nothing in the pool: no bin
+  // becomes another thread's hot bin. Bins 0 to 3 keep 6, 56, 236 and 254
+  // elements; bin 4 stays full.
+  const std::size_t destroyed[] = {250, 200, 20, 2};
+  for (std::size_t k = 0; k < 4; ++k) {
+    auto e = in_bin(k);
+    REQUIRE(e.size() == 256);
+    for (std::size_t j = 0; j < destroyed[k]; ++j) pool.destroy(e[j]);
+  }
+  std::uint32_t live2 = 0, live1 = 0, claim2 = 0;
+  std::thread([&] {
+    // First fit would take bin 0, the first with room; bin 3 has fewer
+    // than 4 free chunks.
+    pool.create(element{1, 0, element::mix(1, 0)});
+    live2 = bins[2]->live_;
+    claim2 = bins[2]->claim_.load();
+    for (std::uint64_t i = 1; i < 21; ++i) pool.create(element{1, i, element::mix(1, i)});
+    live1 = bins[1]->live_;
+  }).join();
+  REQUIRE(me != 0);
+  CHECK(live2 == 237);
+  CHECK(claim2 != 0);
+  CHECK(live1 == 57);  // bin 2 full again: then bin 1, the fullest with 4 free chunks
+  CHECK(bins[0]->live_ == 6);
+  CHECK(bins[3]->live_ == 254);
+  REQUIRE(pool.size() == 5 * 256 - 472 + 21);
+  pool.validate();
+}
+
 TEST_CASE("producer-consumer: every element is destroyed by the other thread", "[concurrent][biased]") {
   // The consumer's destroys keep revoking the producer's bias while the
   // producer creates: the revocation handshake under fire.

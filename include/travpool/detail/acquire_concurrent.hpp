@@ -233,8 +233,21 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked> {
     {
       std::shared_lock list(list_mutex_);
       // Under the list lock retired_ and the links are stable.
-      bin* b = slot.pool_id == this->id() && !slot.bin->retired_ ? slot.bin->next_ : this->first();
+      bin* const start = slot.pool_id == this->id() && !slot.bin->retired_ ? slot.bin->next_ : this->first();
       const std::size_t n = this->bin_count();
+      if (bin* b = fullest_with_room(start, n, me, scanned); b != nullptr && b->lock_.try_lock()) {
+        const std::uint32_t locked_claim = b->claim_.load(std::memory_order_relaxed);
+        if (!b->full() && (locked_claim == 0 || locked_claim == me)) {
+          const std::uint32_t i = claim_and_take(*b, me, failed, scanned);
+          b->lock_.unlock();
+          slot = {this->id(), b};
+          return {b, i, false};
+        }
+        b->lock_.unlock();
+      }
+      // First fit: the fullest bin was taken meanwhile, or has fewer free
+      // chunks than fullest_with_room wants.
+      bin* b = start;
       for (std::size_t seen = 0; seen < n; b = b->next_) {
         if (b->is_root()) continue;
         ++seen, ++scanned;
@@ -275,6 +288,37 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked> {
     const std::uint32_t i = claim_and_take(*b, me, failed, scanned);
     slot = {this->id(), b};
     return {b, i, true};
+  }
+
+  // Requires: the shared list lock. Returns: of the n bins from `start`
+  // that no other thread claims and that have at least capacity()/64 free
+  // chunks, the one with the most live elements (read unlocked; the caller
+  // rechecks under the bin's lock), or nullptr. Refilling the fullest bin
+  // rather than the next one keeps the elements in few dense bins under
+  // churn, as pool<T>'s available list (the bin that last had room first)
+  // does, and as allocators keep pages sorted by occupancy: otherwise a
+  // thread that fills its bin moves on to the next bin, often an empty one,
+  // and the live elements spread over every bin at the same low density,
+  // which makes sweeps slower. The capacity()/64 floor bounds the scans to
+  // one per capacity()/64 creates in the thread's bins.
+  bin* fullest_with_room(bin* b, std::size_t n, std::uint32_t me, std::uint32_t& scanned) const noexcept {
+    const std::uint32_t cap = this->capacity();
+    const std::uint32_t floor = cap / 64 > 0 ? cap / 64 : 1;
+    const std::uint32_t most = cap - floor;  // live at most this: floor free chunks
+    bin* best = nullptr;
+    std::uint32_t best_live = 0;
+    for (std::size_t seen = 0; seen < n; b = b->next_) {
+      if (b->is_root()) continue;
+      ++seen, ++scanned;
+      const std::uint32_t claim = b->claim_.load(std::memory_order_relaxed);
+      if (claim != 0 && claim != me) continue;
+      const std::uint32_t live = load_relaxed(b->live_);
+      if (live > most || (best != nullptr && live <= best_live)) continue;
+      best = b;
+      best_live = live;
+      if (live >= most - floor) break;  // within 2 * floor of full: as good as any
+    }
+    return best;
   }
 
   // Requires: b's lock. Effects: claims b for `me` and assigns a chunk.

@@ -40,6 +40,12 @@
 
 namespace travpool::detail {
 
+// Whether release() restarts a bin it empties (bin_algorithms::restart).
+// Not for the column pool's slots (slot_bins.hpp): a column pool gives a
+// destroyed handle's index to the next create, as a LIFO free list does.
+template <class Ops>
+inline constexpr bool restarts_emptied_bins = true;
+
 // Published (sync::bin_locks): the words that other threads read without
 // the bin's lock (live_, fresh_, status words) are written with relaxed
 // atomic stores; otherwise with plain ones.
@@ -112,6 +118,24 @@ struct bin_algorithms {
     if (left_free) Ops::set_link_next(b, prev + 1, next);
     if (right_free) Ops::set_link_prev(b, next - 1, prev);
     publish<Published>(b.live_, b.live_ - 1);
+    if constexpr (restarts_emptied_bins<Ops>)
+      if (b.live_ == 0) [[unlikely]]
+        restart(b);
+  }
+
+  // Requires: b.live_ == 0. Effects: the state init(b) leaves, without
+  // clearing the status words (every user chunk is free already): the
+  // free list is 2, 3, ... again instead of the order of the last
+  // destroys, so the next creates in b write its chunks in address order,
+  // as into a new bin, rather than in the (after random destroys, random)
+  // order they were freed. Touches chunks 1, 2 and the last one.
+  static void restart(bin_base& b) noexcept {
+    const std::uint32_t a1 = b.last(), f1 = b.full_mark();
+    write_free(b, 1, 0, a1, 0);
+    write_free(b, f1, 0, a1, 0);
+    write_free(b, first_user_chunk, first_user_chunk + 1, a1, 0);
+    b.free_head_ = first_user_chunk;
+    publish<Published>(b.fresh_, first_user_chunk);
   }
 
   // Returns: whether chunk `i` of `b` holds a live element (any index).

@@ -38,6 +38,7 @@
 #include <iterator>
 
 #include "bin.hpp"
+#include "bin_algorithms.hpp"
 #include "layout_compact.hpp"
 #include "layout_traits.hpp"
 
@@ -46,6 +47,10 @@ namespace travpool::detail {
 // The layout of a column pool's bins: 6-byte chunks that hold the free
 // links only, as 16-bit chunk indices.
 using slot_ops = compact_layout<6, 2, std::uint16_t>;
+// A column pool's emptied bins keep their free list (the last destroyed
+// index is the next created), unlike a pool's (bin_algorithms::restart).
+template <>
+inline constexpr bool restarts_emptied_bins<slot_ops> = false;
 // The largest bin_slots: a power of two whose chunk indices fit 16 bits.
 inline constexpr std::uint32_t max_slot_bin_slots = std::bit_floor(slot_ops::max_capacity);
 static_assert(max_slot_bin_slots == 1u << 15);

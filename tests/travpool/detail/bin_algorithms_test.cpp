@@ -76,7 +76,9 @@ class raw_bin {
 // What the bin should be: the assigned chunks, the stack of released chunks
 // below `fresh` (V4, top = back) and `fresh`.
 struct bin_model {
-  explicit bin_model(std::uint32_t capacity) : cap(capacity), assigned(std::size_t{capacity} + 4, false) {
+  // restarts: the layout's bins restart when emptied (td::restarts_emptied_bins).
+  explicit bin_model(std::uint32_t capacity, bool restart = false)
+      : cap(capacity), restarts(restart), assigned(std::size_t{capacity} + 4, false) {
     assigned[0] = assigned[a1()] = true;
   }
   std::uint32_t f1() const { return cap + 2; }
@@ -92,6 +94,7 @@ struct bin_model {
       stack.pop_back();
     } else {
       i = fresh++;
+      high = std::max(high, fresh);
     }
     assigned[i] = true;
     ++live;
@@ -100,7 +103,11 @@ struct bin_model {
   void release(std::uint32_t i) {
     assigned[i] = false;
     stack.push_back(i);
-    --live;
+    if (--live == 0 && restarts) {
+      // An emptied bin restarts: its free list is 2, 3, ... again.
+      stack.clear();
+      fresh = td::first_user_chunk;
+    }
   }
   std::vector<std::uint32_t> live_chunks() const {
     std::vector<std::uint32_t> v;
@@ -118,9 +125,11 @@ struct bin_model {
   }
 
   std::uint32_t cap;
+  bool restarts;
   std::vector<bool> assigned;  // chunk index -> assigned (A0, A1 always)
   std::vector<std::uint32_t> stack;
   std::uint32_t fresh = td::first_user_chunk;
+  std::uint32_t high = td::first_user_chunk;  // the highest fresh so far
   std::uint32_t live = 0;
 };
 
@@ -144,7 +153,7 @@ std::string check_bin(const raw_bin<Ops>& rb, const bin_model& m) {
 
   // Status of every written chunk; is_live of every index.
   for (std::uint32_t i = 0; i <= a1; ++i) {
-    const bool written = i <= m.fresh || i >= f1;
+    const bool written = i <= m.high || i >= f1;
     if (written && i <= a1 && Ops::is_free(b, i) == m.assigned[i]) return at(i, "status disagrees with the model");
     const bool user = i >= td::first_user_chunk && i <= m.cap + 1;
     if (algo::is_live(b, i) != (user && m.assigned[i])) return at(i, "is_live disagrees with the model");
@@ -172,8 +181,9 @@ std::string check_bin(const raw_bin<Ops>& rb, const bin_model& m) {
   }
   if (k != m.fresh) return "(V4) free list continues at " + num(k) + ", not at fresh " + num(m.fresh);
   if (m.fresh < f1 && Ops::free_next(b, m.fresh) != m.fresh + 1) return at(m.fresh, "(V4) fresh chunk's next");
-  // (V5): chunks above fresh + 1 .. capacity + 1 were never written.
-  for (std::uint32_t i = m.fresh + 1; i <= m.cap + 1; ++i)
+  // (V5): chunks above fresh + 1 .. capacity + 1 were never written
+  // (above the highest fresh so far, for a bin that restarted).
+  for (std::uint32_t i = m.high + 1; i <= m.cap + 1; ++i)
     if (!rb.untouched(i)) return at(i, "(V5) written although above fresh");
 
   // Steps from every assigned chunk, pseudo chunks included.
@@ -243,7 +253,7 @@ bfs_result explore(std::uint32_t cap, unsigned char poison) {
   std::vector<std::vector<std::uint32_t>> frontier{{}};
   {
     raw_bin<Ops> rb(cap, poison);
-    bin_model m(cap);
+    bin_model m(cap, td::restarts_emptied_bins<Ops>);
     const std::string err = check_bin(rb, m);
     INFO("empty bin: " << err);
     REQUIRE(err.empty());
@@ -255,14 +265,14 @@ bfs_result explore(std::uint32_t cap, unsigned char poison) {
     for (const auto& seq : frontier) {
       std::vector<std::uint32_t> ops;
       {
-        bin_model m(cap);
+        bin_model m(cap, td::restarts_emptied_bins<Ops>);
         raw_bin<Ops> rb(cap, poison);
         for (std::uint32_t op : seq) apply(rb, m, op);
         if (!m.full()) ops.push_back(create_op);
         for (std::uint32_t i : m.live_chunks()) ops.push_back(i);
       }
       for (std::uint32_t op : ops) {
-        bin_model m(cap);
+        bin_model m(cap, td::restarts_emptied_bins<Ops>);
         raw_bin<Ops> rb(cap, poison);
         for (std::uint32_t s : seq) apply(rb, m, s);
         apply(rb, m, op);
@@ -287,14 +297,15 @@ bfs_result explore(std::uint32_t cap, unsigned char poison) {
 
 // Number of (assigned set, release stack, fresh) triples reachable in a bin
 // of capacity n: for each fresh f, any subset of the f - 2 used chunks is
-// free, in any order on the stack.
-std::size_t model_states(std::uint32_t n) {
+// free, in any order on the stack, except all of them where emptied bins
+// restart (then a bin whose last element is destroyed has fresh = 2).
+std::size_t model_states(std::uint32_t n, bool restarts) {
   std::size_t total = 0;
   for (std::uint32_t used = 0; used <= n; ++used) {
-    // sum over k free of C(used, k) * k!
+    // sum over k free of C(used, k) * k!, k < used once used > 0
     std::size_t arrangements = 0, falling = 1;
     for (std::uint32_t k = 0; k <= used; ++k) {
-      arrangements += falling;  // used! / (used - k)!
+      if (k < used || used == 0 || !restarts) arrangements += falling;  // used! / (used - k)!
       falling *= used - k;
     }
     total += arrangements;
@@ -360,20 +371,20 @@ TEMPLATE_TEST_CASE("a new bin is empty and touches only its first and last chunk
       CHECK(traits::first_assigned(b) == b.last());
       CHECK(traits::last_assigned(b) == 0);
       for (std::uint32_t i = 3; i <= cap + 1; ++i) REQUIRE(rb.untouched(i));
-      const std::string err = check_bin(rb, bin_model(cap));
+      const std::string err = check_bin(rb, bin_model(cap, td::restarts_emptied_bins<TestType>));
       INFO(err);
       CHECK(err.empty());
       // peek reads the head without changing anything; commit_create of
       // what it returned is create.
-      const auto before = state_key(rb, bin_model(cap));
+      const auto before = state_key(rb, bin_model(cap, td::restarts_emptied_bins<TestType>));
       const auto p = algo::peek(b);
       CHECK(p.index == td::first_user_chunk);
       CHECK(p.free_next == td::first_user_chunk + 1);
       CHECK(p.link_next == b.last());
       CHECK(p.link_prev == 0);
-      CHECK(state_key(rb, bin_model(cap)) == before);
+      CHECK(state_key(rb, bin_model(cap, td::restarts_emptied_bins<TestType>)) == before);
       algo::commit_create(rb.bin(), p);
-      bin_model m(cap);
+      bin_model m(cap, td::restarts_emptied_bins<TestType>);
       m.create();
       const std::string err2 = check_bin(rb, m);
       INFO(err2);
@@ -392,10 +403,11 @@ TEMPLATE_TEST_CASE("every reachable state of a raw bin satisfies (V1)-(V5)", "[b
       // states: every (assigned set, free-list order, fresh) is reachable,
       // and the bin's words, stale links inside free runs included, are a
       // function of it (bin_algorithms.hpp's argument for (V3) relies on it).
-      CHECK(r.states == model_states(cap));
+      CHECK(r.states == model_states(cap, td::restarts_emptied_bins<TestType>));
       if (poison == 0x5a)
-        WARN("capacity " << cap << ": " << r.states << " distinct states (" << model_states(cap) << " model states), "
-                         << r.edges << " transitions checked");
+        WARN("capacity " << cap << ": " << r.states << " distinct states ("
+                         << model_states(cap, td::restarts_emptied_bins<TestType>) << " model states), " << r.edges
+                         << " transitions checked");
     }
   }
 }
@@ -405,7 +417,7 @@ TEMPLATE_TEST_CASE("randomized create/release on large bins matches a model", "[
   for (std::uint32_t cap : {61u, 127u, 300u}) {
     INFO("capacity " << cap);
     raw_bin<TestType> rb(cap, 0x5a);
-    bin_model m(cap);
+    bin_model m(cap, td::restarts_emptied_bins<TestType>);
     std::mt19937 rng(cap);
     using algo = td::bin_algorithms<TestType>;
     using traits = td::layout_traits<TestType>;
@@ -446,13 +458,20 @@ TEMPLATE_TEST_CASE("randomized create/release on large bins matches a model", "[
     CHECK(fills > 0);
     CHECK(drains > 0);
     // Draining everything leaves an empty bin whose free list is the LIFO
-    // of the releases, then fresh.
+    // of the releases, then fresh; or, where emptied bins restart, the
+    // free list of a new bin: 2, 3, ...
     for (std::uint32_t i : m.live_chunks()) apply(rb, m, i);
     const std::string err = check_bin(rb, m);
     INFO(err);
     CHECK(err.empty());
     CHECK(traits::first_assigned(rb.bin()) == rb.bin().last());
-    REQUIRE_FALSE(m.stack.empty());
-    CHECK(algo::peek(rb.bin()).index == m.stack.back());
+    if constexpr (td::restarts_emptied_bins<TestType>) {
+      CHECK(m.stack.empty());
+      CHECK(algo::peek(rb.bin()).index == td::first_user_chunk);
+      CHECK(algo::peek(rb.bin()).free_next == td::first_user_chunk + 1);
+    } else {
+      REQUIRE_FALSE(m.stack.empty());
+      CHECK(algo::peek(rb.bin()).index == m.stack.back());
+    }
   }
 }
