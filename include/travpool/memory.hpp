@@ -53,9 +53,11 @@ inline huge_pages huge_page_policy() noexcept {
 }
 
 // Effects: sets the page policy for memory mapped or committed from now on
-// (pages already touched keep their size). Returns: the previous policy.
+// (pages already touched keep their size); a value that names no policy
+// is taken as huge_pages::automatic. Returns: the previous policy.
 // Thread-safe.
 inline huge_pages set_huge_page_policy(huge_pages p) noexcept {
+  if (p != huge_pages::never && p != huge_pages::always) p = huge_pages::automatic;
   return static_cast<huge_pages>(
       detail::huge_page_choice::policy().exchange(static_cast<int>(p), std::memory_order_relaxed));
 }

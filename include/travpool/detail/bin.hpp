@@ -66,9 +66,12 @@
 //   (V4) the free list is  h_0 -> h_1 -> ... -> h_m -> fresh -> fresh+1 ->
 //        ... -> capacity+1 -> capacity+2 (= "full"), where h_0..h_m are the
 //        free user chunks below `fresh`, each once, in LIFO order of release.
-//   (V5) live = |S| - 2;  user chunks >= fresh are free and never assigned;
-//        chunks fresh+1 .. capacity+1 are not yet written (lazy
-//        initialisation: a fresh bin touches only its first and last page).
+//   (V5) live = |S| - 2;  user chunks >= fresh are free and not assigned
+//        since b was initialised or last restarted (bin_algorithms::
+//        restart); chunks fresh+1 .. capacity+1 are not read before fresh
+//        reaches them: not yet written in a new bin (lazy initialisation:
+//        a fresh bin touches only its first and last page), stale after a
+//        restart.
 //
 // (V1) and (V2) are section 3's validity conditions: they are all that a
 // sweep needs. A sweep visits i+1 if it is assigned and otherwise jumps to

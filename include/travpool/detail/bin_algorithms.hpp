@@ -27,6 +27,8 @@
 // alone, so h_1's links are again the valid ones written by its push.
 // `fresh` is valid when it becomes head: everything below it is assigned and
 // its links (pred = fresh-1, succ = A1) were written when it was reached.
+// A release that empties a bin restarts it (restart()): the state init()
+// leaves, for which (V1) to (V5) hold as for a new bin.
 // tests/travpool/pool_exhaustive_test.cpp checks all of this over every
 // reachable state of small pools, for every layout.
 //

@@ -201,9 +201,15 @@ struct compact_layout {
   static constexpr std::size_t short_gap = 8;
   static constexpr int clustered_run = 4;  // the run4 filter in clustered() relies on it
 
+  // Lines prefetched per block: all of them, up to 4 KiB (a block of large
+  // chunks is itself a long sequential read the hardware follows).
+  static constexpr std::size_t prefetch_lines = std::min<std::size_t>(stride, 64);
+  // Effects: prefetches block j's first prefetch_lines lines. The last
+  // block may reach past the bin: addresses are computed as integers, and
+  // a prefetch never faults.
   static void prefetch_block(const bin_base& b, std::size_t j) noexcept {
-    const std::byte* p = b.chunks_ + j * block_bytes;
-    for (std::size_t l = 0; l < stride; ++l) prefetch_line(p + 64 * l);
+    const std::uintptr_t p = reinterpret_cast<std::uintptr_t>(b.chunks_) + j * block_bytes;
+    for (std::size_t l = 0; l < prefetch_lines; ++l) prefetch_line(reinterpret_cast<const void*>(p + 64 * l));
   }
   // Returns: the number of set bits of x (a popcnt instruction only where
   // the target has one: std::popcount is otherwise a library call).

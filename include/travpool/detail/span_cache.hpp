@@ -221,15 +221,18 @@ class span_source {
   // Effects: returns a span from take(): to the span_cache if it fits
   // there; else to the operating system. The span taken last then goes
   // back on top of this source (its pages dropped with MADV_DONTNEED, so it
-  // is zeroed again), and the next take hands it out again; any other span
-  // is unmapped.
+  // is zeroed again, and re-advised as the rest of [next_, end_), which a
+  // resample may have changed), and the next take hands it out again; any
+  // other span is unmapped.
   void give_back(void* p, std::size_t span) noexcept {
     if (span_cache::instance().put(p, span)) return;
     auto* b = static_cast<std::byte*>(p);
-    if (span == span_ && b + span == next_ && advise_dontneed(p, span))
+    if (span == span_ && b + span == next_ && advise_dontneed(p, span)) {
+      if (span % huge_page_bytes == 0) advise_huge_pages(p, span, huge_);
       next_ = b;
-    else
+    } else {
       unmap(p, span);
+    }
   }
 
   // Effects: advises the fresh span p (just handed out) as the page policy

@@ -240,14 +240,45 @@ TEST_CASE("column blocks are advised as the policy says when committed", "[huge_
   }
 }
 
-TEST_CASE("a fresh bin span on 4 KiB pages is populated when a pool takes it", "[huge_pages]") {
+TEST_CASE("a fresh bin span is populated on 4 KiB pages chosen by the automatic policy, not under never",
+          "[huge_pages]") {
   policy_guard guard;
   travpool::set_span_cache_limit(0);
+  // cap 0: the default bin capacity
+  const auto resident_probes = [](huge_pages p, std::uint32_t cap) {
+    travpool::set_huge_page_policy(p);
+    travpool::pool<p3> pool = cap == 0 ? travpool::pool<p3>() : travpool::pool<p3>(travpool::bin_capacity{cap});
+    p3* e = pool.create(p3{1, 2, 3});
+    CHECK(e->x == 1);
+    pool.validate();
+    const auto* span = reinterpret_cast<const std::byte*>(reinterpret_cast<std::uintptr_t>(e) & ~(pool.bin_span() - 1));
+    // the middle of the span's first 2 MiB, and a page 1 MiB before the
+    // span's end (a bin writes only its first and last page when made)
+    const std::size_t mid = std::min(pool.bin_span(), td::huge_page_bytes) / 2;
+    return std::pair{resident(span + mid), resident(span + pool.bin_span() - td::huge_page_bytes / 2)};
+  };
+  // Under never: faulted as written.
+  CHECK(resident_probes(huge_pages::never, 0) == std::pair{false, false});
+  // Automatic with the verdict "small" (three slow faults): the first 2 MiB
+  // of each fresh span, however large the span.
+  auto& s = choice::state();
+  s.small_ns = 1'000'000;
+  travpool::set_huge_page_policy(huge_pages::automatic);
+  for (int i = 0; i < 3; ++i) choice::record_fault(3'500'000);
+  REQUIRE_FALSE(travpool::huge_pages_in_use());
+  s.next_resample = s.small_spans.load() + 1000;  // no resample during the test
+  CHECK(resident_probes(huge_pages::automatic, 0).first);
+  const auto big = static_cast<std::uint32_t>(3 * td::huge_page_bytes / sizeof(p3));
+  REQUIRE(big > 0);
+  CHECK(resident_probes(huge_pages::automatic, big) == std::pair{true, false});
+  choice::record_fault(200'000);  // back to huge pages for the tests after this one
+}
+
+TEST_CASE("the policy setter and the environment variable take only the three policies", "[huge_pages]") {
+  policy_guard guard;
+  CHECK(choice::parse("automatic", huge_pages::never) == huge_pages::automatic);
+  travpool::set_huge_page_policy(static_cast<huge_pages>(7));
+  CHECK(travpool::huge_page_policy() == huge_pages::automatic);
   travpool::set_huge_page_policy(huge_pages::never);
-  travpool::pool<p3> pool;
-  p3* e = pool.create(p3{1, 2, 3});
-  const auto* span = reinterpret_cast<const std::byte*>(reinterpret_cast<std::uintptr_t>(e) & ~(pool.bin_span() - 1));
-  CHECK(resident(span + pool.bin_span() - td::page_size));  // the span's last page, never written
-  CHECK(e->x == 1);
-  pool.validate();
+  CHECK(travpool::huge_page_policy() == huge_pages::never);
 }
