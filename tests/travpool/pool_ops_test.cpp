@@ -28,24 +28,13 @@ using travpool::detail::test_access;
 
 namespace {
 
-// The pool of TestType's options with checks::on, for misuse tests (the
-// release preset's default is checks::off).
+// The pool of TestType's options with checks::on (or checks::off) in place
+// of any checks option they name, for misuse tests (the release preset's
+// default is checks::off).
 template <class T, class Opts>
-struct make_checked;
-template <class T, class... Options>
-struct make_checked<T, travpool::test::options<Options...>> {
-  using type = travpool::basic_pool<T, Options..., travpool::checks::on>;
-};
+using checked_pool_t = travpool::test::pool_t<T, travpool::test::with_checks_t<Opts, travpool::checks::on>>;
 template <class T, class Opts>
-using checked_pool_t = typename make_checked<T, Opts>::type;
-template <class T, class Opts>
-struct make_unchecked;
-template <class T, class... Options>
-struct make_unchecked<T, travpool::test::options<Options...>> {
-  using type = travpool::basic_pool<T, Options..., travpool::checks::off>;
-};
-template <class T, class Opts>
-using unchecked_pool_t = typename make_unchecked<T, Opts>::type;
+using unchecked_pool_t = travpool::test::pool_t<T, travpool::test::with_checks_t<Opts, travpool::checks::off>>;
 
 template <class Pool>
 std::vector<typename Pool::value_type> contents(const Pool& p) {
