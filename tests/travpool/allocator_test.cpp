@@ -568,6 +568,23 @@ TEMPLATE_TEST_CASE("allocator: copying, moving and swapping containers", "[alloc
     tp_list<TestType, int> b(a);  // copy
     CHECK(same_sequence(a, b));
     CHECK(a.get_allocator() == b.get_allocator());
+    {
+      // Equal allocators are interchangeable: a node from one (or from a
+      // rebound copy) is freed by the other, and the node count says so.
+      auto x = a.get_allocator(), y = b.get_allocator();
+      const std::size_t before = live_nodes<TestType>();
+      int* n = x.allocate(1);
+      CHECK(live_nodes<TestType>() == before + 1);
+      *n = 42;
+      y.deallocate(n, 1);
+      CHECK(live_nodes<TestType>() == before);
+      typename TestType::template alloc<long> rebound(x);
+      long* m = rebound.allocate(1);
+      CHECK(live_nodes<TestType>() == before + 1);  // stats() counts every node size of the variant
+      *m = 7;
+      typename TestType::template alloc<long>(y).deallocate(m, 1);
+      CHECK(live_nodes<TestType>() == before);
+    }
     tp_list<TestType, int> c(std::move(a));  // move: nodes change owner, none copied
     CHECK(same_sequence(c, b));
     CHECK(a.empty());

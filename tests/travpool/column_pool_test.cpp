@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <random>
 #include <ranges>
@@ -355,6 +356,88 @@ TEMPLATE_TEST_CASE("column pool reserve adds indexed bins that creates fill", "[
   REQUIRE(pool.capacity() == pool.max_slots());
   REQUIRE(pool.bin_count() == 8);
   pool.validate();
+}
+
+// shrink_to_fit gives back exactly the bins with no live handle: a bin with
+// one live handle (the boundary) keeps its index, blocks and values.
+TEMPLATE_TEST_CASE("column pool shrink_to_fit keeps a bin with exactly one live handle", "[column_pool]", plain, locked,
+                   serial, checked) {
+  using pool_type = typename TestType::pool;
+  pool_type pool(std::uint64_t{small_bins} * 4, small_bins);
+  REQUIRE(pool.empty());
+  auto x = pool.template add_column<float>("x", -1.0f);
+  auto name = pool.template add_column<std::string>("name", long_init);
+  // Bins 0 and 1 full, bin 2 with one handle.
+  std::vector<std::uint32_t> hs;
+  for (std::uint32_t i = 0; i < 2 * small_bins + 1; ++i) {
+    const std::uint32_t h = pool.create();
+    x[h] = static_cast<float>(h);
+    name[h] = long_init + std::to_string(h);
+    hs.push_back(h);
+  }
+  REQUIRE_FALSE(pool.empty());
+  REQUIRE(pool.bin_count() == 3);
+  std::sort(hs.begin(), hs.end());
+  for (std::uint32_t i = 0; i < hs.size(); ++i) REQUIRE(hs[i] == i);  // bins 0, 1, 2 in index order
+  // Bin 0 keeps one handle (not its first slot), bin 1 none, bin 2 its one.
+  const std::uint32_t kept0 = 17, kept2 = 2 * small_bins;
+  for (std::uint32_t h : hs)
+    if (h != kept0 && h != kept2) pool.destroy(h);
+  REQUIRE(pool.size() == 2);
+  pool.shrink_to_fit();
+  REQUIRE(pool.bin_count() == 2);
+  REQUIRE(pool.capacity() == 2 * small_bins);
+  pool.validate();
+  for (std::uint32_t h : {kept0, kept2}) {
+    REQUIRE(pool.is_live(h));
+    REQUIRE(x[h] == static_cast<float>(h));
+    REQUIRE(name[h] == long_init + std::to_string(h));
+    REQUIRE(pool.at(x, h) == static_cast<float>(h));
+  }
+  REQUIRE(std::vector<std::uint32_t>(pool.begin(), pool.end()).size() == 2);
+  REQUIRE_FALSE(pool.is_live(small_bins));  // bin 1 is gone
+  // New handles fill the two kept bins' free slots (no new bin) and show
+  // the initial value; the kept handles stay.
+  for (std::uint32_t i = 0; i < small_bins; ++i) {
+    const std::uint32_t h = pool.create();
+    REQUIRE(x[h] == -1.0f);
+    REQUIRE(h / small_bins != 1);
+  }
+  REQUIRE(pool.bin_count() == 2);
+  REQUIRE(x[kept0] == static_cast<float>(kept0));
+  // Shrinking again with the same bins (each at least one live) changes nothing.
+  const std::size_t bins = pool.bin_count();
+  pool.shrink_to_fit();
+  REQUIRE(pool.bin_count() == bins);
+  pool.validate();
+  REQUIRE(name[kept2] == long_init + std::to_string(kept2));
+  pool.destroy(kept0);
+  pool.destroy(kept2);
+  REQUIRE_FALSE(pool.is_live(kept0));
+  REQUIRE_FALSE(pool.is_live(pool_type::null_handle));
+  REQUIRE_THROWS_AS(pool.destroy(pool_type::null_handle), travpool::usage_error);
+}
+
+TEST_CASE("column pool null_handle is never issued and never live", "[column_pool]") {
+  // The largest pool the geometry allows: every handle it can issue is
+  // below max_slots(), so null_handle (all ones) is not one of them.
+  column_pool pool(std::uint64_t{0xffff'ffffu} - small_bins + 1, small_bins);
+  STATIC_REQUIRE(column_pool::null_handle == std::numeric_limits<std::uint32_t>::max());
+  REQUIRE(pool.max_slots() <= column_pool::null_handle);
+  REQUIRE(pool.empty());
+  REQUIRE_FALSE(pool.is_live(column_pool::null_handle));
+  auto x = pool.add_column<int>("x", 3);
+  std::vector<std::uint32_t> hs;
+  for (int i = 0; i < 5000; ++i) {
+    hs.push_back(pool.create());
+    REQUIRE(hs.back() != column_pool::null_handle);
+  }
+  REQUIRE_FALSE(pool.empty());
+  REQUIRE_FALSE(pool.is_live(column_pool::null_handle));
+  REQUIRE_THROWS_AS(pool.at(x, column_pool::null_handle), travpool::usage_error);
+  for (std::uint32_t h : hs) pool.destroy(h);
+  REQUIRE(pool.empty());
+  REQUIRE(pool.size() == 0);
 }
 
 namespace {

@@ -4,9 +4,13 @@
 #define TRAVPOOL_CHECKS 1
 
 #include <atomic>
+#include <cstdio>
 #include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -78,4 +82,65 @@ TEST_CASE("leak report lists live elements", "[checks]") {
   std::ostringstream addr;
   addr << static_cast<const void*>(a);
   REQUIRE(out.str().find(addr.str()) != std::string::npos);
+}
+
+namespace {
+
+// Returns: what f() wrote to the standard error stream (file descriptor 2).
+template <class F>
+std::string stderr_of(F f) {
+  std::fflush(stderr);
+  std::FILE* tmp = std::tmpfile();
+  REQUIRE(tmp != nullptr);
+  const int saved = ::dup(2);
+  REQUIRE(saved >= 0);
+  ::dup2(::fileno(tmp), 2);
+  f();
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  std::rewind(tmp);
+  std::string text;
+  char buf[512];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, tmp)) > 0;) text.append(buf, n);
+  std::fclose(tmp);
+  return text;
+}
+
+// Restores the leak reporting setting a test changed.
+struct leak_reporting_guard {
+  bool saved = travpool::detail::leak_reporting().load();
+  ~leak_reporting_guard() { travpool::set_leak_reporting(saved); }
+};
+
+}  // namespace
+
+TEST_CASE("a checked pool destroyed with live elements reports them to stderr when leak reporting is on", "[checks]") {
+  leak_reporting_guard guard;
+  travpool::set_leak_reporting(true);
+  std::string first;
+  const std::string report = stderr_of([&first] {
+    travpool::pool<double> pool;
+    std::ostringstream addr;
+    addr << static_cast<const void*>(pool.create(1.0));
+    first = addr.str();
+    pool.create(2.0);
+    pool.destroy(pool.create(3.0));
+  });
+  REQUIRE(report.find("has 2 live element(s) of 8 B in 1 bin(s)") != std::string::npos);
+  REQUIRE(report.find(first) != std::string::npos);
+  REQUIRE(report.back() == '\n');
+  // No live element, no report.
+  REQUIRE(stderr_of([] {
+            travpool::pool<double> pool;
+            pool.destroy(pool.create(1.0));
+          }).empty());
+  // checks::off pools never report.
+  REQUIRE(stderr_of([] { travpool::basic_pool<double, travpool::checks::off>().create(1.0); }).empty());
+  // Turned off: nothing.
+  travpool::set_leak_reporting(false);
+  REQUIRE(stderr_of([] { travpool::pool<double>().create(1.0); }).empty());
+  // And on again.
+  travpool::set_leak_reporting(true);
+  REQUIRE(stderr_of([] { travpool::pool<double>().create(1.0); }).find("has 1 live element(s)") != std::string::npos);
 }

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <random>
 #include <set>
+#include <type_traits>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -82,7 +83,29 @@ TEMPLATE_TEST_CASE("partition covers every live element exactly once", "[partiti
         const double share = static_cast<double>(live.size()) / static_cast<double>(k);
         REQUIRE(static_cast<double>(largest) <= share + cap);
         if (pool.bin_count() >= 4 * k) REQUIRE(static_cast<double>(largest) <= 1.1 * share + cap);
+        // partition(k) const: parts of const elements, the same parts.
+        const pool_type& cpool = pool;
+        const auto cparts = cpool.partition(k);
+        STATIC_REQUIRE(std::is_same_v<decltype(*cparts.front().begin()), const int&>);
+        REQUIRE(cparts.size() == k);
+        std::vector<const int*> cseen;
+        bool same_sizes = true;
+        for (std::size_t i = 0; i < k; ++i) {
+          same_sizes = same_sizes && cparts[i].size() == parts[i].size();
+          for (const int& e : cparts[i]) cseen.push_back(&e);
+        }
+        REQUIRE(same_sizes);
+        REQUIRE(cseen == seen);
       }
+      // for_each(f) const: every live element once, as const.
+      const pool_type& cpool = pool;
+      std::vector<const int*> each;
+      cpool.for_each([&each](auto& e) {
+        static_assert(std::is_same_v<decltype(e), const int&>);
+        each.push_back(&e);
+      });
+      REQUIRE(each.size() == live.size());
+      REQUIRE(std::set<const int*>(each.begin(), each.end()) == expect);
     }
   }
 }

@@ -5,6 +5,7 @@
 // ++/-- from every element must reach the model's neighbours.
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <unordered_set>
@@ -26,6 +27,8 @@ struct action {
   std::uint32_t chunk;
 };
 constexpr std::size_t create_op = SIZE_MAX;
+
+using occupancy = std::vector<std::vector<std::uintptr_t>>;
 
 template <class Pool>
 class replayer {
@@ -89,6 +92,26 @@ class replayer {
 
   std::string key() const { return test_access::state_key(pool_); }
 
+  // Which chunks are live, seen from the model's addresses alone (not the
+  // pool's own lookup): per bin span holding a live element, the sorted
+  // offsets of its live elements; the bins sorted. Bin identity and list
+  // order are left out, so equal occupancies of different bins are equal.
+  occupancy occupied() const {
+    std::map<std::uintptr_t, std::vector<std::uintptr_t>> by_span;
+    const std::uintptr_t mask = pool_.bin_span() - 1;
+    for (const int* p : live_) {
+      const auto a = reinterpret_cast<std::uintptr_t>(p);
+      by_span[a & ~mask].push_back(a & mask);
+    }
+    occupancy o;
+    for (auto& [span, offsets] : by_span) {
+      std::sort(offsets.begin(), offsets.end());
+      o.push_back(offsets);
+    }
+    std::sort(o.begin(), o.end());
+    return o;
+  }
+
  private:
   Pool pool_;
   std::vector<const int*> live_;
@@ -97,12 +120,14 @@ class replayer {
 
 struct exploration {
   std::size_t states;
-  bool closed;  // no new state at the last depth: the whole space was seen
+  bool closed;                      // no new state at the last depth: the whole space was seen
+  std::set<occupancy> occupancies;  // of every state reached
 };
 
 template <class Pool>
 exploration explore(std::uint32_t cap, std::size_t max_bins, std::size_t depth) {
   std::unordered_set<std::string> seen;
+  std::set<occupancy> occupancies{occupancy{}};
   std::vector<std::vector<action>> frontier{{}};
   seen.insert(replayer<Pool>(cap).key());
   for (std::size_t d = 0; d < depth && !frontier.empty(); ++d) {
@@ -115,6 +140,7 @@ exploration explore(std::uint32_t cap, std::size_t max_bins, std::size_t depth) 
         for (const auto& s : seq) child.apply(s);
         child.apply(a);
         child.check();
+        occupancies.insert(child.occupied());
         if (seen.insert(child.key()).second) {
           next.push_back(seq);
           next.back().push_back(a);
@@ -123,7 +149,14 @@ exploration explore(std::uint32_t cap, std::size_t max_bins, std::size_t depth) 
     }
     frontier = std::move(next);
   }
-  return {seen.size(), frontier.empty()};
+  return {seen.size(), frontier.empty(), std::move(occupancies)};
+}
+
+// Returns: the number of multisets of size j drawn from n kinds, C(n + j - 1, j).
+std::size_t multisets(std::size_t n, std::size_t j) {
+  std::size_t c = 1;
+  for (std::size_t i = 1; i <= j; ++i) c = c * (n + i - 1) / i;
+  return c;
 }
 
 }  // namespace
@@ -137,6 +170,29 @@ TEMPLATE_TEST_CASE("every reachable state of small pools is valid", "[pool][exha
       const auto r = explore<pool_type>(cap, bins, depth);
       // Every state with up to min(depth, cap * bins) live elements is reached.
       CHECK(r.states > std::min<std::size_t>(depth, cap * bins));
+      // Each occupancy reached holds at most `bins` non-empty bins of at
+      // most `cap` live chunks each, and every element count up to
+      // min(depth, cap * bins) occurs.
+      std::set<std::size_t> counts;
+      bool bounded = true;
+      for (const occupancy& o : r.occupancies) {
+        std::size_t n = 0;
+        bounded = bounded && o.size() <= bins;
+        for (const auto& chunks : o) bounded = bounded && !chunks.empty() && chunks.size() <= cap, n += chunks.size();
+        counts.insert(n);
+      }
+      CHECK(bounded);
+      CHECK(counts.size() == std::min<std::size_t>(depth, cap * bins) + 1);
+      // Where the depth allows filling every bin and then destroying any
+      // set of elements (2 cap bins - bins steps), every occupancy is
+      // reached: every multiset of at most `bins` non-empty subsets of a
+      // bin's cap chunks, sum over j <= bins of C(M + j - 1, j), M = 2^cap - 1.
+      if (2 * cap * bins - bins <= depth) {
+        const std::size_t subsets = (std::size_t{1} << cap) - 1;
+        std::size_t expect = 0;
+        for (std::size_t j = 0; j <= bins; ++j) expect += multisets(subsets, j);
+        CHECK(r.occupancies.size() == expect);
+      }
       WARN("capacity " << cap << " x " << bins << " bins, depth " << depth << ": " << r.states << " distinct states"
                        << (r.closed ? " (closed: every reachable state)" : ""));
     }

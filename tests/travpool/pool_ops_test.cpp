@@ -9,6 +9,7 @@
 #include <memory>
 #include <random>
 #include <ranges>
+#include <set>
 #include <span>
 #include <sstream>
 #include <stdexcept>
@@ -27,24 +28,13 @@ using travpool::detail::test_access;
 
 namespace {
 
-// The pool of TestType's options with checks::on, for misuse tests (the
-// release preset's default is checks::off).
+// The pool of TestType's options with checks::on (or checks::off) in place
+// of any checks option they name, for misuse tests (the release preset's
+// default is checks::off).
 template <class T, class Opts>
-struct make_checked;
-template <class T, class... Options>
-struct make_checked<T, travpool::test::options<Options...>> {
-  using type = travpool::basic_pool<T, Options..., travpool::checks::on>;
-};
+using checked_pool_t = travpool::test::pool_t<T, travpool::test::with_checks_t<Opts, travpool::checks::on>>;
 template <class T, class Opts>
-using checked_pool_t = typename make_checked<T, Opts>::type;
-template <class T, class Opts>
-struct make_unchecked;
-template <class T, class... Options>
-struct make_unchecked<T, travpool::test::options<Options...>> {
-  using type = travpool::basic_pool<T, Options..., travpool::checks::off>;
-};
-template <class T, class Opts>
-using unchecked_pool_t = typename make_unchecked<T, Opts>::type;
+using unchecked_pool_t = travpool::test::pool_t<T, travpool::test::with_checks_t<Opts, travpool::checks::off>>;
 
 template <class Pool>
 std::vector<typename Pool::value_type> contents(const Pool& p) {
@@ -427,6 +417,43 @@ TEMPLATE_TEST_CASE("splice moves every bin, and the elements' ownership, without
   REQUIRE(empty.size() == 27);
   empty.validate();
   a.validate();
+}
+
+TEMPLATE_TEST_CASE("splice takes an rvalue pool: a named one moved in, or a temporary", "[pool][splice]",
+                   TRAVPOOL_TEST_POLICIES) {
+  using pool_type = travpool::test::pool_t<int, TestType>;
+  pool_type a(bin_capacity{4});
+  std::multiset<int> model;
+  for (int i = 0; i < 6; ++i) a.create(i), model.insert(i);
+  std::vector<const int*> from_b;
+  {
+    pool_type b(bin_capacity{4});
+    for (int i = 0; i < 9; ++i) from_b.push_back(b.create(100 + i)), model.insert(100 + i);
+    a.splice(std::move(b));
+    REQUIRE(b.empty());  // NOLINT(bugprone-use-after-move): splice leaves b empty and usable
+    REQUIRE(b.bin_count() == 0);
+    int* p = b.create(-1);
+    REQUIRE(b.contains(p));
+    REQUIRE_FALSE(a.contains(p));
+  }  // b destroyed: the spliced elements are a's
+  for (const int* p : from_b) REQUIRE(a.contains(p));
+  // A temporary: its elements outlive it, in a.
+  std::vector<const int*> from_t;
+  a.splice([&] {
+    pool_type t(bin_capacity{4});
+    for (int i = 0; i < 5; ++i) from_t.push_back(t.create(200 + i)), model.insert(200 + i);
+    return t;
+  }());
+  REQUIRE(a.size() == model.size());
+  REQUIRE(std::multiset<int>(a.begin(), a.end()) == model);
+  for (const int* p : from_t) {
+    REQUIRE(a.contains(p));
+    REQUIRE(*p >= 200);
+  }
+  a.validate();
+  // The rvalue overload rejects what the lvalue one does.
+  REQUIRE_THROWS_AS(a.splice(pool_type(bin_capacity{8})), std::invalid_argument);
+  REQUIRE(a.size() == model.size());
 }
 
 TEMPLATE_TEST_CASE("splice rejects differing bin capacities and, with checks, itself", "[pool][splice][misuse]",

@@ -2,6 +2,7 @@
 // types, move semantics and capacity management.
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <ranges>
 #include <set>
@@ -515,4 +516,11 @@ TEMPLATE_TEST_CASE("erase_if erases what the predicate selects, and max_size bou
   pool.validate();
   STATIC_REQUIRE(pool_type::max_size() >= (std::size_t{1} << 40) / pool_type::chunk_stride);
   REQUIRE(pool.size() <= pool.max_size());
+  // ...and at most: every element takes its own sizeof(int) bytes or more
+  // of the 48-bit address range the pool covers, and the count fits a
+  // difference_type (what std::distance over the pool returns).
+  STATIC_REQUIRE(pool_type::chunk_stride >= sizeof(int));
+  STATIC_REQUIRE(pool_type::max_size() <= (std::size_t{1} << 48) / sizeof(int));
+  STATIC_REQUIRE(pool_type::max_size() <= static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max()));
+  REQUIRE(pool.max_size() == pool_type::max_size());
 }

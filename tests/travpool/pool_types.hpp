@@ -1,6 +1,8 @@
 // The policy combinations every pool test runs over (TEMPLATE_TEST_CASE).
 #pragma once
 
+#include <type_traits>
+
 #include <travpool/pool.hpp>
 
 namespace travpool::test {
@@ -16,6 +18,29 @@ struct make_pool<T, options<Options...>> {
 };
 template <class T, class Opts>
 using pool_t = typename make_pool<T, Opts>::type;
+
+// with_checks_t<Opts, Checks>: Opts with its checks option, if any,
+// replaced by Checks (a pool takes at most one checks option).
+template <class Kept, class... Rest>
+struct replace_checks;
+template <class... Kept, class Checks>
+struct replace_checks<options<Kept...>, Checks> {
+  using type = options<Kept..., Checks>;
+};
+template <class... Kept, class O, class Next, class... Rest>
+struct replace_checks<options<Kept...>, O, Next, Rest...> {
+  static constexpr bool is_checks = std::is_same_v<O, checks::on> || std::is_same_v<O, checks::off>;
+  using type = typename replace_checks<std::conditional_t<is_checks, options<Kept...>, options<Kept..., O>>, Next,
+                                       Rest...>::type;
+};
+template <class Opts, class Checks>
+struct with_checks;
+template <class... Options, class Checks>
+struct with_checks<options<Options...>, Checks> {
+  using type = typename replace_checks<options<>, Options..., Checks>::type;
+};
+template <class Opts, class Checks>
+using with_checks_t = typename with_checks<Opts, Checks>::type;
 
 // chained_pool<Opts>::type: a pool of nodes whose destructor destroys
 // `victim`, another element of the same pool (re-entrant erase tests).
@@ -65,12 +90,15 @@ inline constexpr bool under_tsan = false;
 #define TRAVPOOL_TEST_LAYOUTS \
   travpool::test::options<travpool::layout::interleaved>, travpool::test::options<travpool::layout::compact>
 
-// Every layout x synchronisation policy (types with commas in parentheses,
-// as Catch2 requires).
+// Every layout x synchronisation policy, and checks::on with the default
+// layout and no synchronisation (what a build without NDEBUG gives
+// pool<T>; every CI stage builds with NDEBUG). Types with commas in
+// parentheses, as Catch2 requires.
 #define TRAVPOOL_TEST_POLICIES                                                                \
   travpool::test::options<travpool::layout::interleaved>,                                     \
       (travpool::test::options<travpool::layout::interleaved, travpool::sync::bin_locks>),    \
       (travpool::test::options<travpool::sync::global_mutex, travpool::layout::interleaved>), \
       travpool::test::options<travpool::layout::compact>,                                     \
       (travpool::test::options<travpool::sync::bin_locks, travpool::layout::compact>),        \
-      (travpool::test::options<travpool::stats::counters, travpool::sync::bin_locks>)
+      (travpool::test::options<travpool::stats::counters, travpool::sync::bin_locks>),        \
+      travpool::test::options<travpool::checks::on>

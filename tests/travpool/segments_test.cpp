@@ -1,7 +1,9 @@
 // layout::compact specifics: exact chunk stride, segments() as blocks of
 // one bitmap word (whole pool and partition ranges), for_each's bitmap sweep.
+#include <algorithm>
 #include <cstdint>
 #include <random>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -67,14 +69,29 @@ TEST_CASE("segments() are the live elements, one bitmap word at a time", "[segme
         for (std::uint64_t i = 0; i < 3000; ++i) all.push_back(pool.create(p3{i, 0, 0}));
         std::mt19937 rng(cap * 100 + static_cast<unsigned>(gap_percent));
         bool drop = false;
+        std::set<const p3*> model;                // the elements not destroyed, kept by the test
+        std::vector<std::uint64_t> model_values;  // their values, ascending
         for (std::size_t i = 0; i < all.size(); ++i) {
           // Runs of 70 cover whole bitmap words: the jump over free words.
           if (!runs || i % 70 == 0) drop = static_cast<int>(rng() % 100) < gap_percent;
-          if (drop) pool.destroy(all[i]);
+          if (drop)
+            pool.destroy(all[i]);
+          else
+            model.insert(all[i]), model_values.push_back(i);
         }
         std::vector<const p3*> swept;
         for (const p3& e : pool) swept.push_back(&e);
-        REQUIRE(check_segments(pool, pool.segments()) == swept);
+        // Against the model, not the pool's own iteration: the segments
+        // hold exactly the elements not destroyed, each once, with their
+        // values.
+        const auto from_segments = check_segments(pool, pool.segments());
+        REQUIRE(from_segments.size() == model.size());
+        REQUIRE(std::set<const p3*>(from_segments.begin(), from_segments.end()) == model);
+        std::vector<std::uint64_t> values;
+        for (const p3* e : from_segments) values.push_back(e->x);
+        std::sort(values.begin(), values.end());
+        REQUIRE(values == model_values);
+        REQUIRE(from_segments == swept);
         const compact_pool& cpool = pool;
         REQUIRE(check_segments(pool, cpool.segments()) == swept);
         for (std::size_t k : {1u, 2u, 3u, 8u}) {

@@ -209,6 +209,79 @@ TEST_CASE("Loop subdivision", "[mesh]") {
   CHECK(found);
 }
 
+namespace {
+
+// Whether `got` is `want` up to order and 1e-12 per coordinate, each point
+// matched once.
+bool same_points(std::vector<vec3> got, const std::vector<vec3>& want) {
+  if (got.size() != want.size()) return false;
+  for (const vec3& w : want) {
+    const auto it = std::find_if(got.begin(), got.end(), [&w](const vec3& g) { return norm(g - w) < 1e-12; });
+    if (it == got.end()) return false;
+    got.erase(it);
+  }
+  return true;
+}
+
+}  // namespace
+
+// Loop's rules computed by hand, not by loop_vertex_point/loop_edge_point:
+// an interior vertex of valence n moves to (1 - n beta) v + beta * (sum of
+// its neighbours), beta = (5/8 - (3/8 + 1/4 cos(2 pi / n))^2) / n; an
+// interior edge's point is 3/8 of its ends plus 1/8 of its two opposite
+// corners.
+TEST_CASE("Loop subdivision of a tetrahedron and an octahedron, by hand", "[mesh]") {
+  // Tetrahedron (the four corners sum to 0): n = 3, beta = 3/16, so a
+  // corner p goes to 7/16 p + 3/16 (-p) = p / 4; the opposite corners of
+  // edge ab sum to -(a + b), so its point is 3/8 (a + b) - 1/8 (a + b).
+  {
+    const soup s = tetrahedron_soup();
+    auto t = s.build();
+    loop_subdivide(t);
+    t.validate();
+    std::vector<vec3> want;
+    for (const vec3& p : s.points) want.push_back(0.25 * p);
+    for (std::size_t a = 0; a < 4; ++a)
+      for (std::size_t b = a + 1; b < 4; ++b) want.push_back(0.25 * (s.points[a] + s.points[b]));
+    CHECK(same_points(positions(t), want));
+  }
+  // Octahedron (corners +-e_i): n = 4, t = 3/8 + 1/4 cos(pi / 2) = 3/8,
+  // beta = (5/8 - 9/64) / 4 = 31/256; a corner's four neighbours sum to 0,
+  // so it goes to (1 - 124/256) e = 33/64 e. Edge (e_i, e_j): its opposite
+  // corners are +-e_k, so its point is 3/8 (e_i + e_j).
+  {
+    soup s;
+    for (int axis = 0; axis < 3; ++axis)
+      for (const double sign : {1.0, -1.0}) {
+        vec3 p;
+        (axis == 0 ? p.x : axis == 1 ? p.y : p.z) = sign;
+        s.points.push_back(p);  // index 2 axis + (sign < 0)
+      }
+    for (std::uint32_t sx = 0; sx < 2; ++sx)
+      for (std::uint32_t sy = 0; sy < 2; ++sy)
+        for (std::uint32_t sz = 0; sz < 2; ++sz) {
+          const std::uint32_t x = sx, y = 2 + sy, z = 4 + sz;
+          // Outward: (x, y, z) when an even number of signs is negative.
+          if ((sx + sy + sz) % 2 == 0)
+            s.triangles.push_back({x, y, z});
+          else
+            s.triangles.push_back({x, z, y});
+        }
+    auto o = s.build();
+    o.validate();
+    REQUIRE(o.edge_count() == 12);
+    loop_subdivide(o);
+    o.validate();
+    std::vector<vec3> want;
+    for (const vec3& p : s.points) want.push_back((33.0 / 64.0) * p);
+    for (std::size_t a = 0; a < 6; ++a)
+      for (std::size_t b = a + 1; b < 6; ++b)
+        if (a / 2 != b / 2) want.push_back(0.375 * (s.points[a] + s.points[b]));  // not opposite: an edge
+    REQUIRE(want.size() == 6 + 12);
+    CHECK(same_points(positions(o), want));
+  }
+}
+
 TEST_CASE("split_collapse restores the connectivity without moving anything", "[mesh]") {
   for (auto& [name, m, chi] : small_meshes()) {
     INFO(name);
