@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # scripts/bench_sweeps.sh: Table 3's sweeps in every idiom, and the 2-thread
-# parallel rows, built twice: with the project's flags (the Release preset,
+# parallel rows, and the sweeps after clustered deletions (gap_pattern_bench,
+# N = --gap-n), built twice: with the project's flags (the Release preset,
 # -O3 plus the JCC fix as in scripts/bench.sh) and as a plain user's Release
 # build (-O2 -DNDEBUG, no other flag). Renders docs/sweeps.md.
 #
-#   scripts/bench_sweeps.sh [--n N] [--reps R] [--no-report]
+#   scripts/bench_sweeps.sh [--n N] [--gap-n N] [--reps R] [--no-report]
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 n=20000000
+gap_n=10000000
 reps=5
 report=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --n) n="$2"; shift ;;
+    --gap-n) gap_n="$2"; shift ;;
     --reps) reps="$2"; shift ;;
     --no-report) report=0 ;;
     *) echo "bench_sweeps.sh: unknown flag $1" >&2; exit 2 ;;
@@ -25,17 +28,19 @@ run_set() {  # label build_dir cxx_flags_release
   local label=$1 dir=$2 flags=$3 out="$2/sweeps"
   cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=$flags" \
     -DTRAVPOOL_BUILD_TESTS=OFF -DTRAVPOOL_BUILD_EXAMPLES=OFF >/dev/null
-  cmake --build "$dir" --target table3_sweep_bench parallel_bench -j "$(nproc)"
+  cmake --build "$dir" --target table3_sweep_bench parallel_bench gap_pattern_bench -j "$(nproc)"
   mkdir -p "$out"
   local cpu
   cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
-  echo "$label: CXX_FLAGS_RELEASE='$flags'; n=$n reps=$reps; commit $(git -C "$repo" rev-parse --short HEAD); $(c++ --version | head -1); $(nproc) x $cpu" >"$out/run.txt"
+  echo "$label: CXX_FLAGS_RELEASE='$flags'; n=$n gap_n=$gap_n reps=$reps; commit $(git -C "$repo" rev-parse --short HEAD); $(c++ --version | head -1); $(nproc) x $cpu" >"$out/run.txt"
   "$dir/bench/table3_sweep_bench" --n="$n" --reps="$reps" \
     --benchmark_filter='std::vector\.|travpool|colony|CGAL' \
     --benchmark_out="$out/table3.json" --benchmark_out_format=json >/dev/null
   "$dir/bench/parallel_bench" --n="$n" --benchmark_repetitions="$reps" \
     --benchmark_filter='/[12]/' \
     --benchmark_out="$out/parallel.json" --benchmark_out_format=json >/dev/null
+  "$dir/bench/gap_pattern_bench" --n="$gap_n" --reps="$reps" \
+    --benchmark_out="$out/gaps.json" --benchmark_out_format=json >/dev/null
 }
 
 run_set "project flags" "$repo/build/bench-sweeps-project" "-O3 -DNDEBUG -Wa,-mbranches-within-32B-boundaries"

@@ -351,6 +351,54 @@ struct cgal_adapter : no_after_release {
 };
 #endif
 
+// std::vector + deleted flag: what a program writes to keep indices stable
+// without a pool. Every element keeps its slot, with a `bool deleted` beside
+// it in one struct (32-byte slots for the 24-byte element); erasing sets the
+// flag, sweeping visits every slot and tests it (style_flag_range_for). The
+// vector is reserved for n. Handles are slot indices (creation order).
+struct flagged_vector_adapter : no_after_release {
+  struct slot {
+    element value;
+    bool deleted = false;
+  };
+  struct container {
+    std::vector<slot> slots;
+    std::size_t live = 0;
+    std::size_t size() const noexcept { return live; }
+  };
+  using handle = std::size_t;
+  static std::string name() { return "std::vector+flag"; }
+  static std::unique_ptr<container> make(std::size_t n) {
+    auto c = std::make_unique<container>();
+    c->slots.reserve(n);
+    return c;
+  }
+  static handle add(container& c, std::uint64_t i) {
+    c.slots.push_back(slot{make_element(i)});
+    ++c.live;
+    return c.slots.size() - 1;
+  }
+  static void erase(container& c, handle h) {
+    c.slots[h].deleted = true;
+    --c.live;
+  }
+  static void drop(container&, handle) noexcept {}
+};
+static_assert(sizeof(flagged_vector_adapter::slot) == 32);
+
+// travpool::concurrent_pool<element> (compact layout, a lock per bin), built
+// and swept by one thread.
+struct concurrent_pool_adapter {
+  static void after_release() noexcept { travpool::trim_span_cache(); }
+  using container = travpool::concurrent_pool<element>;
+  using handle = element*;
+  static std::string name() { return "travpool::concurrent_pool"; }
+  static std::unique_ptr<container> make(std::size_t) { return std::make_unique<container>(); }
+  static handle add(container& c, std::uint64_t i) { return c.create(i, 2 * i, 3 * i); }
+  static void erase(container& c, handle h) { c.destroy(h); }
+  static void drop(container&, handle) noexcept {}
+};
+
 // Calls f(Adapter{}) once for every contender of travpool (every layout this
 // build knows: the compact variants appear when options.hpp defines
 // TRAVPOOL_HAS_LAYOUT_COMPACT).
@@ -437,6 +485,17 @@ struct style_segments_span {
           for (auto& e : s) f(e);
       }
     }
+  }
+};
+
+// The range-for of std::vector + deleted flag (flagged_vector_adapter): every
+// slot, skipping the deleted ones, as a program writes it.
+struct style_flag_range_for {
+  static constexpr const char* name = "range_for";
+  template <class C, class F>
+  static void sweep(C& c, F&& f) {
+    for (auto& s : c.slots)
+      if (!s.deleted) f(s.value);
   }
 };
 
@@ -532,12 +591,18 @@ C& prepared(const std::string& key, Build&& build, Live&& live_of) {
 
 // Builds an Adapter container of n elements in creation order, then applies
 // gap pattern g by walking it in iteration order (which is creation order
-// for every container here right after creation).
+// for every container here right after creation), or, for adapters whose
+// handles are indices, by erasing index k for every erased k.
 template <class Adapter>
 std::unique_ptr<typename Adapter::container> build_with_gaps(std::size_t n, const gap_pattern& g) {
   auto c = Adapter::make(n);
   for (std::size_t i = 0; i < n; ++i) Adapter::add(*c, i);
-  if (g.fraction > 0) {
+  if constexpr (std::is_same_v<typename Adapter::handle, std::size_t> &&
+                requires(typename Adapter::container & cc) { Adapter::erase(cc, std::size_t{0}); }) {
+    // Index handles (std::vector + flag): handle k is the k-th created.
+    for (std::size_t k = 0; k < n; ++k)
+      if (g.erases(k)) Adapter::erase(*c, k);
+  } else if (g.fraction > 0) {
     std::size_t k = 0;
     for (auto it = c->begin(); it != c->end(); ++k) {
       if (!g.erases(k)) {
