@@ -262,23 +262,29 @@ result run(C& c, std::size_t n, int threads) {
   std::vector<T*> ptrs(n);
   std::memset(static_cast<void*>(ptrs.data()), 0, n * sizeof(T*));
 
+  // Effects: creates N into ptrs, thread t its slice (serially: one of
+  // each slice in turn). Returns: the ms it took.
+  const auto create_all = [&] {
+    const auto t0 = clock_type::now();
+    if constexpr (par) {
+      run_threads<true>(threads, [&](int t) {
+        const std::size_t b = static_cast<std::size_t>(t) * per;
+        for (std::size_t i = b; i < b + per; ++i) ptrs[i] = c.create(i);
+      });
+    } else {
+      for (std::size_t i = 0; i < per; ++i)
+        for (std::size_t t = 0; t < T_; ++t) ptrs[t * per + i] = c.create(t * per + i);
+    }
+    return ms_since(t0);
+  };
+
   // create
-  auto t0 = clock_type::now();
-  if constexpr (par) {
-    run_threads<true>(threads, [&](int t) {
-      const std::size_t b = static_cast<std::size_t>(t) * per;
-      for (std::size_t i = b; i < b + per; ++i) ptrs[i] = c.create(i);
-    });
-  } else {
-    for (std::size_t i = 0; i < per; ++i)
-      for (std::size_t t = 0; t < T_; ++t) ptrs[t * per + i] = c.create(t * per + i);
-  }
-  r.create_ms = ms_since(t0);
+  r.create_ms = create_all();
 
   // destroy, random order
   splitmix shuffle{42};
   for (std::size_t i = n - 1; i > 0; --i) std::swap(ptrs[i], ptrs[shuffle() % (i + 1)]);
-  t0 = clock_type::now();
+  auto t0 = clock_type::now();
   if constexpr (par) {
     run_threads<true>(threads, [&](int t) {
       const std::size_t b = static_cast<std::size_t>(t) * per;
@@ -291,17 +297,7 @@ result run(C& c, std::size_t n, int threads) {
   r.destroy_ms = ms_since(t0);
 
   // create again, into memory the allocator already holds
-  t0 = clock_type::now();
-  if constexpr (par) {
-    run_threads<true>(threads, [&](int t) {
-      const std::size_t b = static_cast<std::size_t>(t) * per;
-      for (std::size_t i = b; i < b + per; ++i) ptrs[i] = c.create(i);
-    });
-  } else {
-    for (std::size_t i = 0; i < per; ++i)
-      for (std::size_t t = 0; t < T_; ++t) ptrs[t * per + i] = c.create(t * per + i);
-  }
-  r.recreate_ms = ms_since(t0);
+  r.recreate_ms = create_all();
   for (std::size_t i = n - 1; i > 0; --i) std::swap(ptrs[i], ptrs[shuffle() % (i + 1)]);
   for (T* p : ptrs) c.destroy(p);  // untimed, one thread
   std::vector<T*>().swap(ptrs);

@@ -235,15 +235,19 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked> {
       // Under the list lock retired_ and the links are stable.
       bin* const start = slot.pool_id == this->id() && !slot.bin->retired_ ? slot.bin->next_ : this->first();
       const std::size_t n = this->bin_count();
-      if (bin* b = fullest_with_room(start, n, me, scanned); b != nullptr && b->lock_.try_lock()) {
+      // Requires: b's lock, which it releases. Returns: a chunk of b taken
+      // for this thread (b claimed and remembered), or 0 (no user chunk)
+      // when b, rechecked under its lock, is full or another thread's.
+      const auto take_unlock = [&](bin* b) -> std::uint32_t {
         const std::uint32_t locked_claim = b->claim_.load(std::memory_order_relaxed);
-        if (!b->full() && (locked_claim == 0 || locked_claim == me)) {
-          const std::uint32_t i = claim_and_take(*b, me, failed, scanned);
-          b->lock_.unlock();
-          slot = {this->id(), b};
-          return {b, i, false};
-        }
+        std::uint32_t i = 0;
+        if (!b->full() && (locked_claim == 0 || locked_claim == me)) i = claim_and_take(*b, me, failed, scanned);
         b->lock_.unlock();
+        if (i != 0) slot = {this->id(), b};
+        return i;
+      };
+      if (bin* b = fullest_with_room(start, n, me, scanned); b != nullptr && b->lock_.try_lock()) {
+        if (const std::uint32_t i = take_unlock(b); i != 0) return {b, i, false};
       }
       // First fit: the fullest bin was taken meanwhile, or has fewer free
       // chunks than fullest_with_room wants.
@@ -263,14 +267,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked> {
           ++failed;
           continue;
         }
-        const std::uint32_t locked_claim = b->claim_.load(std::memory_order_relaxed);
-        if (!b->full() && (locked_claim == 0 || locked_claim == me)) {
-          const std::uint32_t i = claim_and_take(*b, me, failed, scanned);
-          b->lock_.unlock();
-          slot = {this->id(), b};
-          return {b, i, false};
-        }
-        b->lock_.unlock();
+        if (const std::uint32_t i = take_unlock(b); i != 0) return {b, i, false};
       }
     }
     std::unique_lock list(list_mutex_);
