@@ -179,11 +179,10 @@ struct no_after_release {
 
 template <class Layout>
 constexpr const char* layout_name() {
-  if constexpr (std::is_same_v<Layout, travpool::layout::interleaved>) return "interleaved";
-#ifdef TRAVPOOL_HAS_LAYOUT_COMPACT
+  if constexpr (std::is_same_v<Layout, travpool::layout::interleaved>)
+    return "interleaved";
   else if constexpr (std::is_same_v<Layout, travpool::layout::compact>)
     return "compact";
-#endif
   else
     return "other";
 }
@@ -399,15 +398,11 @@ struct concurrent_pool_adapter {
   static void drop(container&, handle) noexcept {}
 };
 
-// Calls f(Adapter{}) once for every contender of travpool (every layout this
-// build knows: the compact variants appear when options.hpp defines
-// TRAVPOOL_HAS_LAYOUT_COMPACT).
+// Calls f(Adapter{}) once for every contender of travpool: one per layout.
 template <class F>
 void for_each_pool_layout(F&& f) {
   f(pool_adapter<travpool::layout::interleaved>{});
-#ifdef TRAVPOOL_HAS_LAYOUT_COMPACT
   f(pool_adapter<travpool::layout::compact>{});
-#endif
 }
 
 // ---------------------------------------------------------------------------

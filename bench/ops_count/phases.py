@@ -3,10 +3,17 @@
 import re,collections,subprocess,sys
 d=collections.defaultdict(lambda: collections.defaultdict(int))
 for n in sys.argv[1:]:
-    out=subprocess.run(['callgrind_annotate','--inclusive=no','--threshold=100',f'cg_{n}.out'],capture_output=True,text=True).stdout
-    for line in out.splitlines():
-        m=re.match(r'\s*([\d,]+) .*? (phase_\w+)<travpool::(?:\w+::)?basic_pool<Obj(, travpool::layout::interleaved)?',line)
-        if m: d[(m.group(2),'interleaved' if m.group(3) else 'compact')][n]+=int(m.group(1).replace(',',''))
+    # basic_pool's phases: self cost (create and destroy are inlined into
+    # them); the column pool's: inclusive cost (its create and destroy are calls).
+    for inclusive in ('no','yes'):
+        out=subprocess.run(['callgrind_annotate',f'--inclusive={inclusive}','--threshold=100',f'cg_{n}.out'],capture_output=True,text=True).stdout
+        for line in out.splitlines():
+            if inclusive=='no':
+                m=re.match(r'\s*([\d,]+) .*? (phase_\w+)<travpool::(?:\w+::)?basic_pool<Obj(, travpool::layout::interleaved)?',line)
+                if m: d[(m.group(2),'interleaved' if m.group(3) else 'compact')][n]+=int(m.group(1).replace(',',''))
+            else:
+                m=re.match(r'\s*([\d,]+) .*? (phase_column_\w+)<travpool::(?:\w+::)?basic_column_pool<',line)
+                if m: d[(m.group(2),'column_pool')][n]+=int(m.group(1).replace(',',''))
 names=sys.argv[1:]
 print(f"{'phase':22} {'layout':12} "+" ".join(f"{x:>14}" for x in names)+"   "+" ".join(f"{names[i]}/{names[i-1]}" for i in range(1,len(names))))
 for k,v in sorted(d.items()):

@@ -50,14 +50,24 @@
 // validate) needs a quiescent pool. Reading and writing column elements is
 // the caller's business: distinct handles are distinct memory.
 //
-// Files: detail/column_pool_parts.hpp (options, bin layer, column set,
-// locks), detail/column_pool_columns.hpp (the column API, a base),
-// detail/column_pool_impl.hpp (compact, validate).
+// One class, in sections: types; construction; columns; handles;
+// traversal; memory; diagnostics. Its layers are named by the composition
+// root (detail/pool_layers.hpp): the bin acquisition layer of the sync
+// policy (bins_type: local_bins or concurrent_bins, never mutex_bins),
+// and under sync::global_mutex its own mutex serial_ around create,
+// destroy, is_live and size, because a create also assigns a bin index and
+// constructs column elements.
+//
+// Locks, in the order taken (docs/design.md lists every lock):
+//   serial_ (sync::global_mutex) -> index_mutex_ -> the bin layer's locks
+//   (its list lock, then a bin's lock: detail/bin_lock.hpp).
+// index_mutex_ guards index_ while a bin gets or loses its index: in a
+// create that got a new bin (taken after the bin layer's take() has
+// returned, so no bin lock is held), in the untake of a failed create, and
+// in reserve (around the bin layer's reserve).
 #pragma once
 
 #include <algorithm>
-#include <atomic>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -67,22 +77,21 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <typeinfo>
 #include <utility>
 #include <vector>
 
-#include "detail/acquire_concurrent.hpp"
-#include "detail/acquire_local.hpp"
-#include "detail/bin_storage.hpp"
-#include "detail/column_pool_columns.hpp"
-#include "detail/column_pool_parts.hpp"
+#include "column.hpp"
+#include "config.hpp"
+#include "detail/bin.hpp"
+#include "detail/column_set.hpp"
 #include "detail/partition.hpp"
+#include "detail/pool_layers.hpp"
 #include "detail/slot_bins.hpp"
 #include "detail/slot_index.hpp"
-#include "detail/stats_hooks.hpp"
 #include "detail/validate.hpp"
 #include "options.hpp"
 #include "stats.hpp"
+#include "subrange.hpp"
 #include "usage_error.hpp"
 
 namespace travpool {
@@ -93,27 +102,52 @@ using handle_run = detail::handle_run;
 inline constexpr std::uint32_t default_column_bin_slots = 1u << 15;
 inline constexpr std::uint64_t default_max_slots = std::uint64_t{1} << 28;
 
+// Old handle -> new handle, for the handles that compact() moved.
+class handle_remap {
+ public:
+  using move = std::pair<std::uint32_t, std::uint32_t>;  // {old, new}
+  handle_remap() = default;
+  // Requires: moves sorted by old handle, each old handle once.
+  explicit handle_remap(std::vector<move> moves) noexcept : moves_(std::move(moves)) {}
+  // Returns: h's new handle (h itself if h did not move). O(log moves).
+  std::uint32_t operator()(std::uint32_t h) const noexcept {
+    auto it =
+        std::lower_bound(moves_.begin(), moves_.end(), h, [](const move& m, std::uint32_t x) { return m.first < x; });
+    return it != moves_.end() && it->first == h ? it->second : h;
+  }
+  const std::vector<move>& moves() const noexcept { return moves_; }
+  std::size_t size() const noexcept { return moves_.size(); }
+
+ private:
+  std::vector<move> moves_;
+};
+
 inline namespace TRAVPOOL_ABI_NAMESPACE {
 
 // Options: sync::{none, bin_locks, global_mutex}, stats::{none, counters},
-// checks::{off, on} (default: TRAVPOOL_CHECKS). The layout is always
+// checks::{off, on} (default: default_checks). The layout is always
 // compact (a layout option other than layout::compact is rejected).
 template <class... Options>
-class basic_column_pool : private detail::column_pool_parts<Options...>,
-                          public detail::column_pool_columns<basic_column_pool<Options...>> {
-  using parts = detail::column_pool_parts<Options...>;
-  friend detail::column_pool_columns<basic_column_pool>;
+class basic_column_pool {
+  using layers = detail::pool_layers<detail::slot_ops, Options...>;
+  static_assert(std::is_same_v<typename layers::layout_type, layout::compact>,
+                "travpool: a column pool's slots are always layout::compact");
   using bin = detail::bin_base;
-  using ops = detail::slot_ops;
-  using core_type = typename parts::core_type;
-  using algo = typename parts::storage::algo;
-  static constexpr bool checked = parts::checked;
-  static constexpr bool bin_locked = parts::bin_locked;
+  using ops = typename layers::ops;
+  using core_type = typename layers::bins_type;  // serialised by serial_ under global_mutex
+  using algo = typename layers::storage::algo;
+  static constexpr bool checked = layers::checked;
+  static constexpr bool bin_locked = layers::bin_locked;
+  static constexpr bool serialised = layers::serialised;
 
  public:
-  using sync_type = typename parts::sync_type;
-  using stats_type = typename parts::stats_type;
-  using checks_type = typename parts::checks_type;
+  // ---------------------------------------------------------------------
+  // Types
+  // ---------------------------------------------------------------------
+
+  using sync_type = typename layers::sync_type;
+  using stats_type = typename layers::stats_type;
+  using checks_type = typename layers::checks_type;
   using handle = std::uint32_t;
   static constexpr handle null_handle = 0xffff'ffffu;
   using iterator = detail::handle_iterator;
@@ -122,29 +156,33 @@ class basic_column_pool : private detail::column_pool_parts<Options...>,
   using range_type = detail::bin_range<iterator>;
   using remap_type = handle_remap;
 
+  // ---------------------------------------------------------------------
+  // Construction
+  // ---------------------------------------------------------------------
+
   // Effects: an empty pool for up to max_slots handles (rounded up to a
   // multiple of bin_slots) in bins of bin_slots slots. Maps nothing.
   // Throws: std::invalid_argument if bin_slots is not a power of two in
   // [4096, 2^15] or max_slots is 0 or above 2^32 - bin_slots.
   explicit basic_column_pool(std::uint64_t max_slots = default_max_slots,
                              std::uint32_t bin_slots = default_column_bin_slots)
-      : parts(bin_slots), index_(max_slots, bin_slots) {}
+      : core_(bin_slots), index_(max_slots, bin_slots) {}
   basic_column_pool(const basic_column_pool&) = delete;
   basic_column_pool& operator=(const basic_column_pool&) = delete;
   // Effects: takes o's handles, columns and memory: handles and column keys
   // of o name the same elements in *this. o is left empty, with no column
   // and no handle room (its create throws std::bad_alloc) until it is
   // assigned to. Requires: o quiescent. O(1).
-  basic_column_pool(basic_column_pool&& o) noexcept : parts(o.bin_slots()), index_(std::move(o.index_)) {
-    this->core_.steal(o.core_);
-    this->columns_ = std::exchange(o.columns_, detail::column_set{});
+  basic_column_pool(basic_column_pool&& o) noexcept : core_(o.bin_slots()), index_(std::move(o.index_)) {
+    core_.steal(o.core_);
+    columns_ = std::exchange(o.columns_, detail::column_set{});
   }
   // Effects: release(), then as the move constructor.
   basic_column_pool& operator=(basic_column_pool&& o) noexcept {
     if (this != &o) {
       release();
-      this->core_.steal(o.core_);
-      this->columns_ = std::exchange(o.columns_, detail::column_set{});
+      core_.steal(o.core_);
+      columns_ = std::exchange(o.columns_, detail::column_set{});
       index_ = std::move(o.index_);
     }
     return *this;
@@ -152,10 +190,53 @@ class basic_column_pool : private detail::column_pool_parts<Options...>,
   // Effects: destroys every element of every column and gives back all memory.
   ~basic_column_pool() { release(); }
 
-  // --- columns (quiescent pool): add_column, get_column, has_column,
-  // column_count, remove_column (detail/column_pool_columns.hpp) ---
+  // ---------------------------------------------------------------------
+  // Columns (quiescent pool). The columns live in columns_
+  // (detail/column_set.hpp); the pool tells it which blocks are committed
+  // (the bins that hold an index) and which handles are live (itself).
+  // ---------------------------------------------------------------------
 
-  // --- handles ---
+  // Effects: adds a column of T named `name`; every live handle gets a copy
+  // of init, and so does every handle created later.
+  // Returns: its key. Throws: usage_error if the name is taken;
+  // std::bad_alloc if the reservation or a commit is refused; what T's copy
+  // constructor throws. On a throw the pool is unchanged.
+  // Complexity: O(size() + bins).
+  template <class T>
+  column<T> add_column(std::string name, T init = T{}) {
+    return columns_.add(
+        std::move(name), std::move(init), bin_slots(), index_.max_bins(),
+        [this](std::uint32_t q) { return index_.at(q) != nullptr; }, *this);
+  }
+
+  // Returns: the key of the column named `name`.
+  // Throws: usage_error if there is none or its type is not T.
+  template <class T>
+  column<T> get_column(std::string_view name) {
+    return columns_.template get<T>(name);
+  }
+  template <class T>
+  column<const T> get_column(std::string_view name) const {
+    return columns_.template get<const T>(name);
+  }
+  bool has_column(std::string_view name) const noexcept { return columns_.find(name) != nullptr; }
+  std::size_t column_count() const noexcept { return columns_.size(); }
+
+  // Effects: destroys the column's elements and unmaps it; keys of it
+  // become invalid. Throws: usage_error if it is not a column of this pool.
+  template <class T>
+  void remove_column(column<T> key) {
+    columns_.remove(key.id(), *this);
+  }
+  void remove_column(std::string_view name) {
+    const detail::column_base* c = columns_.find(name);
+    if (c == nullptr) throw usage_error("travpool: remove_column: no column named '" + std::string(name) + "'");
+    columns_.remove(c, *this);
+  }
+
+  // ---------------------------------------------------------------------
+  // Handles
+  // ---------------------------------------------------------------------
 
   // Effects: a live handle whose every column holds a copy of its column's
   // initial value (a reused slot never shows what it held before).
@@ -165,13 +246,13 @@ class basic_column_pool : private detail::column_pool_parts<Options...>,
   // Thread-safe with sync::bin_locks and sync::global_mutex. Columns' copy
   // constructors and destructors must not use the pool.
   handle create() {
-    [[maybe_unused]] auto g = this->serialise();
-    const detail::taken t = this->core_.take();
+    [[maybe_unused]] auto g = serialise();
+    const detail::taken t = core_.take();
     if (t.new_bin) [[unlikely]]
       assign_index(t);
     const handle h = detail::handle_base(*t.bin) + t.index;
     try {
-      this->columns_.construct(h);
+      columns_.construct(h);
     } catch (...) {
       untake(t);
       throw;
@@ -184,21 +265,21 @@ class basic_column_pool : private detail::column_pool_parts<Options...>,
   // then nothing changes. Complexity: O(1 + non-trivial columns).
   // Thread-safe with sync::bin_locks and sync::global_mutex.
   void destroy(handle h) {
-    [[maybe_unused]] auto g = this->serialise();
+    [[maybe_unused]] auto g = serialise();
     bin* b = index_.bin_of(h);
     if (b == nullptr) throw usage_error("travpool: destroy of a handle that names no bin of this pool");
     const std::uint32_t i = index_.chunk_of(h);
-    this->core_.locked(*b, [&] {
+    core_.locked(*b, [&] {
       if (!algo::is_live(*b, i)) throw usage_error("travpool: destroy of a handle that is not live");
       destroy_values(h);
-      this->core_.free_chunk(*b, i);
+      core_.free_chunk(*b, i);
     });
   }
 
   // Returns: whether h is live; any value is safe. O(1). Thread-safe (with
   // sync::bin_locks exact for handles not created or destroyed meanwhile).
   bool is_live(handle h) const noexcept {
-    [[maybe_unused]] auto g = this->serialise();
+    [[maybe_unused]] auto g = serialise();
     const bin* b = index_.bin_of(h);
     if (b == nullptr) return false;
     if constexpr (bin_locked)
@@ -221,23 +302,25 @@ class basic_column_pool : private detail::column_pool_parts<Options...>,
   }
 
   std::size_t size() const noexcept {
-    [[maybe_unused]] auto g = this->serialise();
-    return this->core_.size();
+    [[maybe_unused]] auto g = serialise();
+    return core_.size();
   }
   bool empty() const noexcept { return size() == 0; }
-  std::size_t bin_count() const noexcept { return this->core_.bin_count(); }
-  std::uint32_t bin_slots() const noexcept { return this->core_.capacity(); }
+  std::size_t bin_count() const noexcept { return core_.bin_count(); }
+  std::uint32_t bin_slots() const noexcept { return core_.capacity(); }
   // Returns: the handle bound: every handle is below max_slots().
   std::uint64_t max_slots() const noexcept { return index_.max_slots(); }
   // Returns: slots in the bins held (live or not).
   std::size_t capacity() const noexcept { return bin_count() * bin_slots(); }
 
-  // --- traversal (quiescent pool) ---
+  // ---------------------------------------------------------------------
+  // Traversal (quiescent pool)
+  // ---------------------------------------------------------------------
 
   // Live handles in bin-list order, ascending within a bin. Valid while no
   // handle is created or destroyed (a destroyed handle drops out).
-  iterator begin() const noexcept { return iterator::first_from(this->core_.first()); }
-  iterator end() const noexcept { return iterator::at_end(this->core_.root()); }
+  iterator begin() const noexcept { return iterator::first_from(core_.first()); }
+  iterator end() const noexcept { return iterator::at_end(core_.root()); }
   // Returns: the maximal runs [first, last) of live handles, in iteration
   // order; their union is exactly the live set.
   detail::run_range segments() const noexcept { return begin().segments_until(end()); }
@@ -254,11 +337,13 @@ class basic_column_pool : private detail::column_pool_parts<Options...>,
   // Returns: k parts of whole bins covering the live handles once, balanced
   // by live counts (as basic_pool::partition). Throws: std::invalid_argument
   // if k == 0. Complexity: O(bins + k log bins).
-  std::vector<subrange> partition(std::size_t k) const { return detail::partition<iterator>(this->core_.root(), k); }
+  std::vector<subrange> partition(std::size_t k) const { return detail::partition<iterator>(core_.root(), k); }
   // Returns: a TBB Range over the bins (as basic_pool::range()).
-  range_type range() const { return range_type(std::make_shared<const detail::bin_index>(this->core_.root())); }
+  range_type range() const { return range_type(std::make_shared<const detail::bin_index>(core_.root())); }
 
-  // --- memory (quiescent pool) ---
+  // ---------------------------------------------------------------------
+  // Memory (quiescent pool)
+  // ---------------------------------------------------------------------
 
   // Effects: capacity() >= n. Each bin added takes the lowest free index
   // with its blocks of every column committed, as for a create that needs
@@ -267,7 +352,30 @@ class basic_column_pool : private detail::column_pool_parts<Options...>,
   // changes); std::bad_alloc if a bin or a column block is refused (bins
   // added before the refusal stay). Complexity: O(bins added x columns +
   // max_bins).
-  void reserve(std::size_t n);
+  //
+  // One bin at a time: block q of every column is committed before the bin
+  // is added, so a refused commit adds nothing, and a refused bin gives the
+  // block back (decommit) before the throw leaves. With a quiescent pool
+  // every listed bin has an index, so n <= max_slots() leaves enough free
+  // indices (taken in ascending order, one scan of the table), and
+  // commit_free_index fails only by a refused commit.
+  void reserve(std::size_t n) {
+    [[maybe_unused]] auto g = serialise();
+    if (n > max_slots()) throw std::length_error("travpool: column_pool::reserve past max_slots()");
+    std::lock_guard<std::mutex> l(index_mutex_);
+    std::uint32_t q = 0;
+    while (capacity() < n) {
+      q = commit_free_index(q);
+      if (q == index_.max_bins()) throw std::bad_alloc();
+      try {
+        core_.reserve(capacity() + 1);  // exactly one bin, linked last
+      } catch (...) {
+        columns_.decommit(q);
+        throw;
+      }
+      index_.set(q, *core_.root()->prev_);
+    }
+  }
 
   // Effects: every bin without a live handle decommits its column blocks,
   // frees its index and is given back. Live handles stay valid.
@@ -276,47 +384,90 @@ class basic_column_pool : private detail::column_pool_parts<Options...>,
       bin* b = index_.at(q);
       if (b != nullptr && b->live_ == 0) drop_index(q);
     }
-    this->core_.shrink();
+    core_.shrink();
   }
   // Effects: destroys every handle's elements; keeps bins and columns.
   void clear() noexcept {
-    this->core_.clear([this](bin& b, std::uint32_t i) { destroy_values(detail::handle_base(b) + i); });
+    core_.clear([this](bin& b, std::uint32_t i) { destroy_values(detail::handle_base(b) + i); });
   }
   // Effects: within every bin, moves the live handles' elements down so
   // that the bin's live handles are its first live_ slots (one segment per
   // bin). Never needed: iteration, segments and memory use do not depend
   // on it. Returns: old -> new for every handle that moved; every other
   // handle is unchanged. Complexity: O(size() x columns + bins).
-  handle_remap compact();
+  //
+  // Per bin: the live chunks L_0 < L_1 < ... < L_{n-1} move to chunks
+  // 2 .. n+1 in ascending order (chunk 2 + k <= L_k, and a target that was
+  // live has moved already), then the bin is reinitialised and n chunks are
+  // created again, which the fresh path hands out in ascending order. The
+  // bin's live count, and so its place on the available list, is unchanged.
+  handle_remap compact() {
+    std::vector<handle_remap::move> moves;
+    std::vector<std::uint32_t> live;
+    for (bin* b = core_.first(); !b->is_root(); b = b->next_) {
+      if (b->live_ == 0) continue;
+      live.clear();
+      const std::uint32_t last = b->last();
+      for (std::uint32_t i = detail::slot_traits::first_assigned(*b); i != last;
+           i = detail::slot_traits::next_assigned(*b, i))
+        live.push_back(i);
+      const handle base = detail::handle_base(*b);
+      for (std::uint32_t k = 0; k < live.size(); ++k) {
+        const std::uint32_t to = detail::first_user_chunk + k;
+        if (live[k] == to) continue;
+        columns_.relocate(base + live[k], base + to);
+        moves.emplace_back(base + live[k], base + to);
+      }
+      algo::init(*b);
+      for (std::size_t k = 0; k < live.size(); ++k) algo::create(*b);
+    }
+    std::sort(moves.begin(), moves.end());
+    return handle_remap(std::move(moves));
+  }
+
+  // ---------------------------------------------------------------------
+  // Diagnostics
+  // ---------------------------------------------------------------------
 
   // Effects: checks the bin invariants (V1)-(V5), the lists, and the index
   // table. Throws: std::logic_error naming the first violation.
-  void validate() const;
+  void validate() const {
+    detail::validate_bins<ops>(core_, size());
+    if (const char* why = index_.check(core_.root())) throw std::logic_error(std::string("travpool::validate: ") + why);
+  }
 
   // Returns: the counters (stats::counters only), as basic_pool::stats().
   pool_stats stats() const requires std::is_same_v<stats_type, stats::counters> {
-    [[maybe_unused]] auto g = this->serialise();
-    return this->collect_stats();
+    [[maybe_unused]] auto g = serialise();
+    return detail::collect_stats(core_);
   }
 
  private:
+  // Returns: a lock of serial_ (sync::global_mutex), else nothing.
+  auto serialise() const {
+    if constexpr (serialised)
+      return std::unique_lock<std::mutex>(serial_);
+    else
+      return no_serial{};
+  }
+
   // Effects: destroys every element, gives back every bin, drops every
   // column and index.
   void release() noexcept {
-    this->core_.release_all([this](bin& b, std::uint32_t i) { destroy_values(detail::handle_base(b) + i); });
-    this->columns_ = detail::column_set{};
+    core_.release_all([this](bin& b, std::uint32_t i) { destroy_values(detail::handle_base(b) + i); });
+    columns_ = detail::column_set{};
     index_.clear_all();
   }
 
-  void destroy_values(handle h) noexcept { this->columns_.destroy(h); }
+  void destroy_values(handle h) noexcept { columns_.destroy(h); }
 
   // Effects: gives a new bin the lowest free index and commits its blocks.
   // Throws: std::bad_alloc (then the slot and the bin are given back).
   void assign_index(const detail::taken& t) {
-    std::lock_guard<std::mutex> g(this->index_mutex_);
+    std::lock_guard<std::mutex> g(index_mutex_);
     const std::uint32_t q = commit_free_index(0);
     if (q == index_.max_bins()) {
-      this->core_.untake(t);
+      core_.untake(t);
       throw std::bad_alloc();
     }
     index_.set(q, *t.bin);
@@ -326,24 +477,30 @@ class basic_column_pool : private detail::column_pool_parts<Options...>,
   // no free index or a commit is refused (then nothing is committed).
   std::uint32_t commit_free_index(std::uint32_t from) noexcept {
     const std::uint32_t q = index_.lowest_free(from);
-    return q != index_.max_bins() && this->columns_.commit(q) ? q : index_.max_bins();
+    return q != index_.max_bins() && columns_.commit(q) ? q : index_.max_bins();
   }
   // Requires: the bin of index q has no live handle.
   void drop_index(std::uint32_t q) noexcept {
-    this->columns_.decommit(q);
+    columns_.decommit(q);
     index_.clear(q);
   }
   // Effects: core_.untake(t), dropping the bin's index first if untake is
   // about to give the bin back (a new bin that holds only t).
   void untake(const detail::taken& t) noexcept {
     if (t.new_bin && detail::load_relaxed(t.bin->live_) == 1) {
-      std::lock_guard<std::mutex> g(this->index_mutex_);
+      std::lock_guard<std::mutex> g(index_mutex_);
       drop_index(index_.index_of(*t.bin));
     }
-    this->core_.untake(t);
+    core_.untake(t);
   }
 
+  struct no_serial {};
+
+  core_type core_;
+  detail::column_set columns_;
+  std::mutex index_mutex_;    // index_ while a bin gets or loses its index
   detail::slot_index index_;  // bin index <-> bin
+  [[no_unique_address]] mutable std::conditional_t<serialised, std::mutex, no_serial> serial_;
 };
 
 }  // namespace TRAVPOOL_ABI_NAMESPACE
@@ -353,5 +510,3 @@ using column_pool = basic_column_pool<>;
 using concurrent_column_pool = basic_column_pool<sync::bin_locks>;
 
 }  // namespace travpool
-
-#include "detail/column_pool_impl.hpp"

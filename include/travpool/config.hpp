@@ -36,8 +36,7 @@
 //       (set_huge_page_policy() overrides).
 //
 // Internal macros: TRAVPOOL_ALWAYS_INLINE (forced inlining of the create
-// and destroy fast paths), TRAVPOOL_ABI_NAMESPACE (above),
-// TRAVPOOL_HAS_LAYOUT_COMPACT (feature test, always 1).
+// and destroy fast paths), TRAVPOOL_ABI_NAMESPACE (above).
 #pragma once
 
 #include <cstddef>
@@ -74,7 +73,16 @@
 #define TRAVPOOL_ALWAYS_INLINE inline
 #endif
 
-#define TRAVPOOL_HAS_LAYOUT_COMPACT 1
+namespace travpool {
+
+// The page policy of bin spans and column blocks (memory.hpp).
+enum class huge_pages : int {
+  never = 0,      // 4 KiB pages (MADV_NOHUGEPAGE)
+  always = 1,     // huge pages (MADV_HUGEPAGE)
+  automatic = 2,  // huge pages unless their first touch is measured slow
+};
+
+}  // namespace travpool
 
 namespace travpool::detail {
 

@@ -74,6 +74,16 @@ struct off : detail::option_tag<detail::checks_category> {};
 struct on : detail::option_tag<detail::checks_category> {};
 }  // namespace checks
 
+// The checks policy of pools that name none (config.hpp: TRAVPOOL_CHECKS).
+// Inside the ABI namespace: the two defaults give different pool types.
+inline namespace TRAVPOOL_ABI_NAMESPACE {
+#if TRAVPOOL_CHECKS
+using default_checks = checks::on;
+#else
+using default_checks = checks::off;
+#endif
+}  // namespace TRAVPOOL_ABI_NAMESPACE
+
 namespace detail {
 
 template <class T, class = void>

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
 
 namespace travpool {
 
@@ -13,4 +14,13 @@ class usage_error : public std::logic_error {
   using std::logic_error::logic_error;
 };
 
+namespace detail {
+
+// Throws: usage_error "travpool::op: why". Kept out of line, so the fast
+// paths that may throw stay small.
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_misuse(const char* op, const char* why) {
+  throw usage_error(std::string("travpool::") + op + ": " + why);
+}
+
+}  // namespace detail
 }  // namespace travpool

@@ -15,13 +15,13 @@
 //   void  reserve(n), shrink()
 //   void  clear(d), release_all(d)   every element destroyed, by
 //                                d(b, i): ~T at chunk i (nullptr: trivial)
-//   void  for_each_bin_locked(f) f(b) for every bin, each under its lock
 //   void  splice(o)              moves o's bins to the end of this layer's
 //                                (quiescent pools, equal capacities)
 //   size_t retired_count()       bins held off the list (bin_locks only)
-//   void  for_each_bin_unlocked(f)  likewise, without the bins' locks where
-//                                they are per bin: f reads live_ and
-//                                counters_ with load_relaxed
+//   void  for_each_bin_unlocked(f)  f(b) for every listed bin, without the
+//                                bins' locks where they are per bin (under
+//                                the pool's mutex or shared list lock): f
+//                                reads live_ and counters_ with load_relaxed
 //
 // local_bins keeps the bins that have a free chunk on an "available" list,
 // doubly linked through the bin headers; create takes the head, so it
@@ -127,12 +127,8 @@ class local_bins : public Storage {
   }
 
   template <class F>
-  void for_each_bin_locked(F&& f) const {
-    for (bin* b = this->first(); !b->is_root(); b = b->next_) f(*b);
-  }
-  template <class F>
   void for_each_bin_unlocked(F&& f) const {
-    for_each_bin_locked(f);
+    for (const bin* b = this->first(); !b->is_root(); b = b->next_) f(*b);
   }
 
   void steal(local_bins& o) noexcept {
@@ -275,11 +271,6 @@ class mutex_bins : public Super {
     guard g(mutex_);
     Super::clear(destroy_payload);
   }
-  template <class F>
-  void for_each_bin_locked(F&& f) const {
-    guard g(mutex_);
-    Super::for_each_bin_locked(f);
-  }
   void splice(mutex_bins& o) noexcept {
     std::scoped_lock g(mutex_, o.mutex_);
     Super::splice(o);
@@ -287,7 +278,7 @@ class mutex_bins : public Super {
   template <class F>
   void for_each_bin_unlocked(F&& f) const {
     guard g(mutex_);
-    Super::for_each_bin_locked(f);
+    Super::for_each_bin_unlocked(f);
   }
 
  private:

@@ -81,7 +81,7 @@
 // ----
 //   create          O(1): pop, at most two boundary writes; a new bin is
 //                   O(1) too (lazy initialisation), amortised over capacity
-//   destroy         O(1): directory lookup (two loads), push, at most four
+//   destroy         O(1): directory lookup (three loads), push, at most four
 //                   link writes
 //   ++it / --it     O(1) amortised: one step, or one jump over a free run;
 //                   crossing to the next non-empty bin skips empty bins

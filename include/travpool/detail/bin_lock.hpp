@@ -251,10 +251,11 @@ struct bin_base;
 // A thread's remembered bin for one pool. Keyed by the pool's id, which is
 // never reused, so an entry of a destroyed pool is never followed, whatever
 // address a new pool gets. Entries are plain data (no TLS guard on the fast
-// path); at thread exit, detail::thread_claims (acquire_concurrent.hpp)
-// releases the claims on the remembered bins. A thread may use many pools: entries are direct-mapped by id, so up
-// to remembered_slots pools with consecutive ids never evict each other, and
-// an evicted pool only costs its next create a scan.
+// path); at thread exit, detail::thread_claims (thread_claims.hpp)
+// releases the claims on the remembered bins. A thread may use many pools:
+// entries are direct-mapped by id, so up to remembered_slots pools with
+// consecutive ids never evict each other, and an evicted pool only costs
+// its next create a scan.
 struct remembered_bin {
   std::uint64_t pool_id = 0;
   bin_base* bin = nullptr;  // claimed by this thread (or being left)

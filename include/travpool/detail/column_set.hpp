@@ -1,5 +1,5 @@
-// travpool/detail/column_set.hpp: the columns of a column pool, and the
-// typed key column<T>.
+// travpool/detail/column_set.hpp: the columns of a column pool (their
+// typed key, column<T>, is travpool/column.hpp).
 //
 // column_set owns the columns (column_storage.hpp) in the order added and
 // applies per-slot and per-block operations to all of them, all or none:
@@ -27,34 +27,11 @@
 #include <utility>
 #include <vector>
 
+#include "../column.hpp"
 #include "../usage_error.hpp"
 #include "column_storage.hpp"
 
-namespace travpool {
-
-// A typed key of one column: element h is (*this)[h], one load from a base
-// that never changes. Valid until its column is removed or its pool is
-// destroyed. Const-qualified T (column<const T>) gives read-only access.
-template <class T>
-class column {
- public:
-  column() = default;
-  T& operator[](std::uint32_t h) const noexcept { return data_[h]; }
-  // Returns: element 0's address; data()[h] is element h.
-  T* data() const noexcept { return data_; }
-  explicit operator bool() const noexcept { return data_ != nullptr; }
-  operator column<const T>() const noexcept requires(!std::is_const_v<T>) { return column<const T>(data_, id_); }
-  friend bool operator==(const column&, const column&) = default;
-
-  column(T* data, const void* id) noexcept : data_(data), id_(id) {}  // for the pool
-  const void* id() const noexcept { return id_; }
-
- private:
-  T* data_ = nullptr;
-  const void* id_ = nullptr;
-};
-
-namespace detail {
+namespace travpool::detail {
 
 class column_set {
  public:
@@ -160,5 +137,4 @@ class column_set {
   std::size_t added_ = 0;  // columns ever added: staggers their offsets
 };
 
-}  // namespace detail
-}  // namespace travpool
+}  // namespace travpool::detail

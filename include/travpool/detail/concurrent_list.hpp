@@ -96,15 +96,6 @@ class concurrent_bin_list : public Storage {
     for (const bin* b = this->first(); !b->is_root(); b = b->next_) f(*b);
   }
 
-  template <class F>
-  void for_each_bin_locked(F&& f) const {
-    std::shared_lock list(list_mutex_);
-    for (bin* b = this->first(); !b->is_root(); b = b->next_) {
-      std::lock_guard<bin_lock> g(b->lock_);
-      f(*b);
-    }
-  }
-
   void steal(concurrent_bin_list& o) noexcept {
     Storage::steal(o);  // o's id comes along, and with it its enrolment
     retired_ = std::exchange(o.retired_, nullptr);

@@ -63,17 +63,6 @@
 #include "../config.hpp"
 #include "platform.hpp"
 
-namespace travpool {
-
-// The page policy of bin spans and column blocks (memory.hpp).
-enum class huge_pages : int {
-  never = 0,      // 4 KiB pages (MADV_NOHUGEPAGE)
-  always = 1,     // huge pages (MADV_HUGEPAGE)
-  automatic = 2,  // huge pages unless their first touch is measured slow
-};
-
-}  // namespace travpool
-
 namespace travpool::detail {
 
 static_assert(TRAVPOOL_HUGE_PAGES_DEFAULT >= 0 && TRAVPOOL_HUGE_PAGES_DEFAULT <= 2,

@@ -44,10 +44,6 @@ class basic_pool;
 namespace detail {
 
 struct test_access;
-template <class Pool, class T, class Ops, bool Checked>
-class pool_container;
-template <class Pool, class T, class PoolOptions>
-class pool_lookup;
 
 template <class T, class Ops, bool Const, bool Checked>
 class pool_iterator {
@@ -162,10 +158,6 @@ class pool_iterator {
   friend class ::travpool::TRAVPOOL_ABI_NAMESPACE::basic_pool;
   template <class, class, bool, bool>
   friend class pool_iterator;
-  template <class, class, class, bool>
-  friend class pool_container;  // erase(first, last)
-  template <class, class, class>
-  friend class pool_lookup;  // get_iterator
   friend struct test_access;
 
   using cursor = typename traits::cursor;

@@ -17,8 +17,7 @@
 #include "bin_directory.hpp"
 #include "layout_traits.hpp"
 
-namespace travpool {
-namespace detail {
+namespace travpool::detail {
 
 // Throws: std::logic_error naming the bin and chunk of the first violation.
 template <class Ops, class Core>
@@ -147,10 +146,4 @@ void report_leaks_at_exit(const Core& core, std::size_t element_bytes) noexcept 
   }
 }
 
-}  // namespace detail
-
-// Effects: turns the leak report of checks::on pools destroyed with live
-// elements on or off (default: TRAVPOOL_LEAK_REPORT=1 in the environment).
-inline void set_leak_reporting(bool on) noexcept { detail::leak_reporting().store(on); }
-
-}  // namespace travpool
+}  // namespace travpool::detail

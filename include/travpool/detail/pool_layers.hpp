@@ -1,0 +1,80 @@
+// travpool/detail/pool_layers.hpp: the composition root. A pool's options
+// (options.hpp), resolved once with their defaults, and the layers below
+// the element layer that they select. basic_pool and basic_column_pool
+// both name their layers here, and nowhere else.
+//
+//   layout  -> Ops       compact_layout / interleaved_layout (detail/layouts.hpp),
+//                        or slot_ops for the column pool (always compact)
+//   stats   -> hooks     no_stats / counting_stats (detail/stats_hooks.hpp)
+//   Ops + hooks + sync -> storage = bin_storage<Ops, hooks, bin_locked>
+//   sync    -> bins_type, the bin acquisition layer:
+//     sync::none          local_bins<storage>           (acquire_local.hpp)
+//     sync::global_mutex  local_bins<storage>, used under one mutex
+//     sync::bin_locks     concurrent_bins<storage, checked> (acquire_concurrent.hpp)
+//   core_type = mutex_bins<bins_type> under sync::global_mutex, else bins_type.
+//
+// basic_pool holds a core_type: its critical sections are the bin layer's.
+// basic_column_pool holds a bins_type and, under sync::global_mutex, its
+// own mutex around the whole create and destroy, because those also assign
+// a bin index and construct or destroy column elements.
+//
+// Nothing here needs T complete: element_layers names the layout's
+// accessors through layout_ops_for, which is instantiated where the pool
+// first uses them, so basic_pool<T> is a complete type while T is not yet.
+#pragma once
+
+#include <type_traits>
+
+#include "../options.hpp"
+#include "../stats.hpp"
+#include "acquire_concurrent.hpp"
+#include "acquire_local.hpp"
+#include "bin.hpp"
+#include "bin_storage.hpp"
+#include "layouts.hpp"
+#include "stats_hooks.hpp"
+
+namespace travpool::detail {
+
+// The options of a pool whose chunks are laid out by Ops, resolved, and the
+// layers they select.
+template <class Ops, class... Options>
+struct pool_layers {
+  static_assert(check_options<Options...>());
+  using layout_type = select_option_t<layout_category, layout::compact, Options...>;
+  using sync_type = select_option_t<sync_category, sync::none, Options...>;
+  using stats_type = select_option_t<stats_category, stats::none, Options...>;
+  using checks_type = select_option_t<checks_category, default_checks, Options...>;
+  static constexpr bool checked = std::is_same_v<checks_type, checks::on>;
+  static constexpr bool bin_locked = std::is_same_v<sync_type, sync::bin_locks>;
+  static constexpr bool serialised = std::is_same_v<sync_type, sync::global_mutex>;
+
+  using ops = Ops;
+  using storage = bin_storage<ops, typename stats_hooks<stats_type>::type, bin_locked>;
+  using bins_type = std::conditional_t<bin_locked, concurrent_bins<storage, checked>, local_bins<storage>>;
+  using core_type = std::conditional_t<serialised, mutex_bins<bins_type>, bins_type>;
+};
+
+// The layers of basic_pool<T, Options...>: the layout of the layout option
+// for chunks holding a T.
+template <class T, class... Options>
+using element_layers =
+    pool_layers<layout_ops_for<select_option_t<layout_category, layout::compact, Options...>, T>, Options...>;
+
+// Returns: the stats::counters snapshot of a bin acquisition layer: the
+// counters of every listed bin (relaxed loads, no bin lock) merged with
+// what the layer kept of bins it gave back.
+//   result.live = sum over listed bins b of b.live_
+template <class Core>
+pool_stats collect_stats(const Core& core) {
+  pool_stats s;
+  bin_base::counters listed;
+  core.for_each_bin_unlocked([&](const bin_base& b) {
+    listed += load_counters(b);
+    s.live += load_relaxed(b.live_);
+  });
+  core.stats_hooks().merge(s, listed, Core::exact_size);
+  return s;
+}
+
+}  // namespace travpool::detail
