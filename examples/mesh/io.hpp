@@ -185,7 +185,7 @@ inline triangle_mesh read_mesh(const std::string& path) {
 // with coordinates in shortest round-trip form, PLY as binary
 // little-endian with double coordinates (write_ply() chooses ASCII). Every
 // format round-trips the positions exactly. Throws io_error.
-inline void write_mesh(triangle_mesh& m, const std::string& path) {
+inline void write_mesh(const triangle_mesh& m, const std::string& path) {
   const std::string ext = detail::lower_extension(path);
   if (ext == "ply") return write_ply(m, path, ply_format::binary_little_endian);
   if (ext != "off" && ext != "obj") throw io_error(path + ": unsupported file type (expected .off, .obj or .ply)");

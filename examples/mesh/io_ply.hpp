@@ -219,7 +219,7 @@ inline soup read_ply(line_reader& r, std::vector<std::size_t>& at, bool& bytes) 
 // Writes the mesh as PLY: vertices (double x, y, z) in traversal order, then
 // triangles (list uchar uint vertex_indices). Positions round-trip exactly
 // in both formats. Throws io_error. Complexity O(V + F).
-inline void write_ply(triangle_mesh& m, const std::string& path, ply_format format) {
+inline void write_ply(const triangle_mesh& m, const std::string& path, ply_format format) {
   const bool ascii = format == ply_format::ascii;
   detail::output_file out(path);
   out.text(ascii ? "ply\nformat ascii 1.0\n" : "ply\nformat binary_little_endian 1.0\n");

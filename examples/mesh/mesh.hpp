@@ -33,6 +33,7 @@
 //   from out(v) (h -> next(opposite(h))) meets every halfedge that starts at v.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -40,9 +41,11 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <travpool/column_pool.hpp>
+#include <travpool/usage_error.hpp>
 
 #include "circulators.hpp"
 #include "element_range.hpp"
@@ -146,7 +149,7 @@ class triangle_mesh {
   ring<circulate::out_halfedges, true> halfedges_of(Face f) const noexcept { return {{links_, face_of_, half_[f]}}; }
   ring<circulate::vertices, true> vertices_of(Face f) const noexcept { return {{links_, face_of_, half_[f]}}; }
 
-  // --- properties (mesh_properties.hpp) ---
+  // --- properties (section "Construction and properties" below) ---
   // add_X_property<T>(name, init): a column of T for every element of kind X,
   // init for existing and future ones. Throws usage_error if the name is
   // taken or reserved (the "tp:" prefix). get_X_property<T>(name): its key
@@ -177,7 +180,8 @@ class triangle_mesh {
   TRAVPOOL_MESH_PROPERTY_FAMILY(face, Face, faces_)
 #undef TRAVPOOL_MESH_PROPERTY_FAMILY
 
-  // --- editing (mesh_edit.hpp, mesh_add_delete.hpp) ---
+  // --- editing (sections "Element primitives and local edits" and
+  // "Adding and deleting triangles" below) ---
   // An isolated vertex at p. O(1).
   Vertex add_vertex(const vec3& p);
   // The triangle (a, b, c), counter-clockwise. Requires: the three live and
@@ -216,7 +220,7 @@ class triangle_mesh {
   // old_edges and old_faces name every live edge and face once;
   // std::bad_alloc (or a property's copy constructor's exception). On any
   // throw the mesh is unchanged. Complexity: O(V + E + F), no walk
-  // (mesh_split4.hpp).
+  // (section "Splitting every triangle into four" below).
   void split_into_four(std::span<const Edge> old_edges, std::span<const vec3> points, std::span<const Face> old_faces);
   // The link condition: true iff collapsing h (removing from(h), keeping
   // to(h)) keeps the mesh a manifold without degenerate faces.
@@ -283,11 +287,754 @@ class triangle_mesh {
   face_property<vec3> fnormal_;
 };
 
-}  // namespace travpool::mesh
+// =========================================================================
+// The members of triangle_mesh defined outside the class, by concern.
+// =========================================================================
 
-#include "mesh_add_delete.hpp"
-#include "mesh_build.hpp"
-#include "mesh_edit.hpp"
-#include "mesh_properties.hpp"
-#include "mesh_split4.hpp"
-#include "mesh_validate.hpp"
+// -------------------------------------------------------------------------
+// Construction and properties
+// -------------------------------------------------------------------------
+// The mesh's constructor and its typed properties, thin wrappers over the
+// column pools' columns.
+//
+// Column names starting with "tp:" are the mesh's own (connectivity and
+// geometry): a user name may not start with it, so a user can neither get
+// a writable key of a connectivity column nor remove one.
+
+inline triangle_mesh::triangle_mesh()
+    : out_(vertices_.add_column<Halfedge>("tp:out")),
+      position_(vertices_.add_column<vec3>("tp:position")),
+      vnormal_(vertices_.add_column<vec3>("tp:normal")),
+      links_(edges_.add_column<std::array<halfedge_link, 2>>("tp:links")),
+      face_of_(edges_.add_column<std::array<Face, 2>>("tp:faces")),
+      half_(faces_.add_column<Halfedge>("tp:halfedge")),
+      fnormal_(faces_.add_column<vec3>("tp:normal")) {}
+
+inline void triangle_mesh::check_user_name(std::string_view name) {
+  if (name.starts_with("tp:"))
+    throw usage_error("triangle_mesh: property name '" + std::string(name) + "' is reserved (prefix tp:)");
+}
+
+template <class Handle, class T>
+property<Handle, T> triangle_mesh::add_property(element_pool& pool, std::string name, T init) {
+  check_user_name(name);
+  if constexpr (std::is_same_v<Handle, Halfedge>)
+    return property<Handle, T>(pool.add_column<std::array<T, 2>>(std::move(name), {init, init}));
+  else
+    return property<Handle, T>(pool.add_column<T>(std::move(name), std::move(init)));
+}
+
+template <class E>
+column<E> triangle_mesh::user_column(const element_pool& pool, std::string_view name) {
+  check_user_name(name);
+  return pool.get_column<std::remove_const_t<E>>(name);
+}
+
+template <class E>
+column<E> triangle_mesh::user_column(element_pool& pool, std::string_view name) {
+  check_user_name(name);
+  return pool.get_column<E>(name);
+}
+
+template <class E>
+void triangle_mesh::remove_property(element_pool& pool, column<E> key) {
+  const void* id = key.id();
+  if (id == out_.column_key().id() || id == position_.column_key().id() || id == vnormal_.column_key().id() ||
+      id == links_.column_key().id() || id == face_of_.column_key().id() || id == half_.column_key().id() ||
+      id == fnormal_.column_key().id())
+    throw usage_error("triangle_mesh: remove of one of the mesh's own columns");
+  pool.remove_column(key);
+}
+
+inline void triangle_mesh::remove_property(element_pool& pool, std::string_view name) {
+  check_user_name(name);
+  pool.remove_column(name);
+}
+
+// -------------------------------------------------------------------------
+// Element primitives and local edits
+// -------------------------------------------------------------------------
+// The element primitives and the local edits: splitting and collapsing
+// (adding triangles and deleting: the next section).
+//
+// Every operation keeps the invariants of the design note above. A new element is a
+// pool create (its columns hold their initial values: invalid handles, zero
+// vectors); a deleted one is a pool destroy. No other element's handle
+// changes, so there is never a garbage collection. prev() is not stored:
+// an operation that needs it on a boundary halfedge walks around from(h),
+// O(valence).
+
+inline Vertex triangle_mesh::add_vertex(const vec3& p) {
+  const Vertex v(vertices_.create());
+  position_[v] = p;
+  return v;
+}
+
+inline Edge triangle_mesh::new_edge(Vertex a, Vertex b) {
+  const Edge e(edges_.create());
+  links_[e.halfedge(0)].to = b;
+  links_[e.halfedge(1)].to = a;
+  return e;
+}
+
+inline Face triangle_mesh::new_face(Halfedge h) {
+  const Face f(faces_.create());
+  half_[f] = h;
+  return f;
+}
+
+inline Halfedge triangle_mesh::prev(Halfedge h) const noexcept {
+  constexpr int limit = 1 << 16;
+  if (!is_boundary(h)) {
+    Halfedge g = next(h);
+    for (int i = 0; g.is_valid() && i < limit; ++i, g = next(g))
+      if (next(g) == h) return g;
+    return {};
+  }
+  // The outgoing halfedges g of from(h) follow each other as
+  // g -> next(opposite(g)); prev is the incoming one whose next is h.
+  Halfedge g = h;
+  for (int i = 0; g.is_valid() && i < limit; ++i) {
+    const Halfedge in = g.opposite();
+    if (next(in) == h) return in;
+    g = next(in);
+  }
+  return {};
+}
+
+inline Halfedge triangle_mesh::find_halfedge(Vertex a, Vertex b) const noexcept {
+  for (const Halfedge h : out_halfedges(a))
+    if (to(h) == b) return h;
+  return {};
+}
+
+inline void triangle_mesh::adjust_out(Vertex v) noexcept {
+  for (const Halfedge h : out_halfedges(v))
+    if (is_boundary(h)) {
+      out_[v] = h;
+      return;
+    }
+}
+
+inline Vertex triangle_mesh::split(Face f, const vec3& p) {
+  const Halfedge h0 = half_[f];  // a -> b
+  const Halfedge h1 = next(h0);  // b -> c
+  const Halfedge h2 = next(h1);  // c -> a
+  const Vertex a = to(h2), b = to(h0), c = to(h1);
+  const Vertex v = add_vertex(p);
+  const Edge ea = new_edge(v, a), eb = new_edge(v, b), ec = new_edge(v, c);  // half 0 leaves v
+  const Face f0 = new_face(h0), f2 = new_face(h2);
+  half_[f] = h1;
+  const Halfedge va = ea.halfedge(0), av = ea.halfedge(1);
+  const Halfedge vb = eb.halfedge(0), bv = eb.halfedge(1);
+  const Halfedge vc = ec.halfedge(0), cv = ec.halfedge(1);
+  // f0: a->b->v->a, f: b->c->v->b, f2: c->a->v->c. f keeps the triangle
+  // away from out(v) = v->a, so that collapse(out(v)), which removes the
+  // two triangles beside v-a, the edges v-b and v-c and v itself, gives
+  // back the mesh as it was, every handle included.
+  link(h0, bv), link(bv, va), link(va, h0);
+  link(h1, cv), link(cv, vb), link(vb, h1);
+  link(h2, av), link(av, vc), link(vc, h2);
+  face_of_[h0] = face_of_[bv] = face_of_[va] = f0;
+  face_of_[cv] = face_of_[vb] = f;
+  face_of_[h2] = face_of_[av] = face_of_[vc] = f2;
+  out_[v] = va;
+  return v;
+}
+
+inline Vertex triangle_mesh::split(Edge e, const vec3& p) {
+  const Halfedge h0 = e.halfedge(0);
+  const Vertex v = insert_vertex(h0, p);
+  // h0 now ends at v, next(h0) leaves it; each side with a face is a
+  // quadrilateral cut from v to its fourth corner.
+  const Halfedge o1 = next(h0).opposite();
+  if (!is_boundary(h0)) insert_edge(h0, next(next(h0)));
+  if (!is_boundary(o1)) insert_edge(o1, next(next(o1)));
+  return v;
+}
+
+inline Vertex triangle_mesh::insert_vertex(Halfedge h0, const vec3& p) {
+  // before: v0 --h0--> v2, v2 --o0--> v0; after: v0 --h0--> v --h1--> v2,
+  // v2 --o1--> v --o0--> v0.
+  const Halfedge h2 = next(h0);
+  const Halfedge o0 = h0.opposite();
+  const Halfedge o2 = prev(o0);
+  const Vertex v2 = to(h0);
+  const Face fh = face(h0), fo = face(o0);
+  const Vertex v = add_vertex(p);
+  const Edge e = new_edge(v, v2);
+  const Halfedge h1 = e.halfedge(0), o1 = e.halfedge(1);
+  link(h1, h2);
+  link(h0, h1);
+  links_[h0].to = v;
+  face_of_[h1] = fh;
+  link(o1, o0);
+  link(o2, o1);
+  face_of_[o1] = fo;
+  out_[v2] = o1;
+  adjust_out(v2);
+  out_[v] = h1;
+  adjust_out(v);
+  if (fh.is_valid()) half_[fh] = h0;
+  if (fo.is_valid()) half_[fo] = o1;
+  return v;
+}
+
+inline Halfedge triangle_mesh::insert_edge(Halfedge h0, Halfedge h1) {
+  const Halfedge h2 = next(h0), h3 = next(h1);
+  const Edge e = new_edge(to(h0), to(h1));
+  const Halfedge h4 = e.halfedge(0), h5 = e.halfedge(1);
+  const Face f0 = face(h0);
+  half_[f0] = h0;
+  const Face f1 = new_face(h1);
+  link(h0, h4);
+  link(h4, h3);
+  face_of_[h4] = f0;
+  link(h1, h5);
+  link(h5, h2);
+  Halfedge h = h2;
+  do {
+    face_of_[h] = f1;
+    h = next(h);
+  } while (h != h2);
+  return h4;
+}
+
+inline bool triangle_mesh::is_collapse_ok(Halfedge v0v1) const noexcept {
+  const Halfedge v1v0 = v0v1.opposite();
+  const Vertex v0 = to(v1v0), v1 = to(v0v1);
+  Vertex vl, vr;
+  // The edges v1-vl and vl-v0 must not both be boundary edges.
+  if (!is_boundary(v0v1)) {
+    const Halfedge h1 = next(v0v1), h2 = next(h1);
+    vl = to(h1);
+    if (is_boundary(h1.opposite()) && is_boundary(h2.opposite())) return false;
+  }
+  // The edges v0-vr and vr-v1 must not both be boundary edges.
+  if (!is_boundary(v1v0)) {
+    const Halfedge h1 = next(v1v0), h2 = next(h1);
+    vr = to(h1);
+    if (is_boundary(h1.opposite()) && is_boundary(h2.opposite())) return false;
+  }
+  if (vl == vr) return false;
+  // An edge between two boundary vertices must be a boundary edge.
+  if (is_boundary(v0) && is_boundary(v1) && !is_boundary(v0v1) && !is_boundary(v1v0)) return false;
+  // Link condition, vertex part: the one-rings of v0 and v1 share only vl, vr.
+  for (const Vertex w : vertices_around(v0))
+    if (w != v1 && w != vl && w != vr && find_halfedge(w, v1).is_valid()) return false;
+  // Link condition, edge part: no triangles (v0, vl, vr) and (v1, vl, vr) at
+  // once (a tetrahedron would collapse to a double triangle).
+  if (vl.is_valid() && vr.is_valid()) {
+    if (const Halfedge h = find_halfedge(vl, vr); h.is_valid()) {
+      auto third = [&](Halfedge x) { return is_boundary(x) ? Vertex() : to(next(x)); };
+      const Vertex a = third(h), b = third(h.opposite());
+      if ((a == v0 && b == v1) || (a == v1 && b == v0)) return false;
+    }
+  }
+  return true;
+}
+
+inline void triangle_mesh::collapse(Halfedge h0) {
+  const Halfedge h1 = prev(h0);
+  const Halfedge o1 = next(h0.opposite());
+  remove_edge_helper(h0);
+  if (next(next(h1)) == h1) remove_loop_helper(h1);
+  if (next(next(o1)) == o1) remove_loop_helper(o1);
+}
+
+inline void triangle_mesh::remove_edge_helper(Halfedge h) {
+  const Halfedge hn = next(h), hp = prev(h);
+  const Halfedge o = h.opposite();
+  const Halfedge on = next(o), op = prev(o);
+  const Face fh = face(h), fo = face(o);
+  const Vertex vh = to(h), vo = to(o);
+  // Only a boundary vertex needs its outgoing halfedge searched afresh.
+  const bool on_boundary = is_boundary(out_[vh]) || is_boundary(out_[vo]);
+  for (const Halfedge hc : out_halfedges(vo)) links_[hc.opposite()].to = vh;
+  link(hp, hn);
+  link(op, on);
+  if (fh.is_valid()) half_[fh] = hn;
+  if (fo.is_valid()) half_[fo] = on;
+  if (out_[vh] == o) out_[vh] = hn;
+  if (on_boundary) adjust_out(vh);
+  vertices_.destroy(vo.idx());
+  edges_.destroy(h.edge().idx());
+}
+
+inline void triangle_mesh::remove_loop_helper(Halfedge h0) {
+  const Halfedge h1 = next(h0);
+  const Halfedge o0 = h0.opposite(), o1 = h1.opposite();
+  const Vertex v0 = to(h0), v1 = to(h1);
+  const Face fh = face(h0), fo = face(o0);
+  const Halfedge o0p = prev(o0), o0n = next(o0);
+  link(o0p, h1);
+  link(h1, o0n);
+  face_of_[h1] = fo;
+  // o0 (leaving v0) and h0 (leaving v1) vanish. h1 takes o0's face, so it
+  // is a boundary halfedge iff o0 was; h0 had a face, so v1 is on the
+  // boundary only if its outgoing halfedge already is a boundary one.
+  if (out_[v0] == o0) out_[v0] = h1;
+  if (out_[v1] == h0) out_[v1] = o1;
+  if (fo.is_valid() && half_[fo] == o0) half_[fo] = h1;
+  if (fh.is_valid()) faces_.destroy(fh.idx());
+  edges_.destroy(h0.edge().idx());
+}
+
+// -------------------------------------------------------------------------
+// Adding and deleting triangles
+// -------------------------------------------------------------------------
+// add_triangle and delete_face, _edge, _vertex, as PMP's add_face and
+// delete_face (after OpenMesh), for triangles and without a stored prev.
+//
+// Invariant kept by both: next is a permutation of the live halfedges with
+// from(next(h)) == to(h), so the rotation h -> next(opposite(h)) around a
+// vertex is a permutation of its outgoing halfedges, and prev(h) (a walk
+// of that rotation) is defined at every step of an edit.
+
+inline Face triangle_mesh::add_triangle(Vertex a, Vertex b, Vertex c) {
+  // As PMP's add_face (after OpenMesh), for n = 3.
+  const std::array<Vertex, 3> vs{a, b, c};
+  std::array<Halfedge, 3> hs;
+  std::array<bool, 3> is_new{}, needs_adjust{};
+  std::vector<std::pair<Halfedge, Halfedge>> next_cache;
+  next_cache.reserve(9);
+  auto fail = [](const char* what) { throw topology_error(0, std::string("add_triangle: ") + what); };
+  for (int i = 0; i < 3; ++i)
+    if (!is_live(vs[i])) fail("a vertex is not live");
+  if (a == b || b == c || c == a) fail("a repeated vertex");
+  for (int i = 0, ii = 1; i < 3; ++i, ii = (ii + 1) % 3) {
+    if (!is_isolated(vs[i]) && !is_boundary(vs[i])) fail("a vertex is not on the boundary (complex vertex)");
+    hs[i] = find_halfedge(vs[i], vs[ii]);
+    is_new[i] = !hs[i].is_valid();
+    if (!is_new[i] && !is_boundary(hs[i])) fail("an edge already has a face on this side (complex edge)");
+  }
+  // Re-link patches where two old halfedges meet but do not follow each other.
+  for (int i = 0, ii = 1; i < 3; ++i, ii = (ii + 1) % 3) {
+    if (is_new[i] || is_new[ii]) continue;
+    const Halfedge inner_prev = hs[i], inner_next = hs[ii];
+    if (next(inner_prev) == inner_next) continue;
+    const Halfedge outer_prev = inner_next.opposite();
+    Halfedge boundary_prev = outer_prev;
+    int guard = 0;
+    do {
+      boundary_prev = next(boundary_prev).opposite();
+      if (++guard > (1 << 16)) fail("patch re-linking failed");
+    } while (!is_boundary(boundary_prev) || boundary_prev == inner_prev);
+    const Halfedge boundary_next = next(boundary_prev);
+    if (boundary_next == inner_next) fail("patch re-linking failed");
+    next_cache.emplace_back(boundary_prev, next(inner_prev));
+    next_cache.emplace_back(prev(inner_next), boundary_next);
+    next_cache.emplace_back(inner_prev, inner_next);
+  }
+  for (int i = 0, ii = 1; i < 3; ++i, ii = (ii + 1) % 3)
+    if (is_new[i]) hs[i] = new_edge(vs[i], vs[ii]).halfedge(0);
+  const Face f = new_face(hs[2]);
+  for (int i = 0, ii = 1; i < 3; ++i, ii = (ii + 1) % 3) {
+    const Vertex v = vs[ii];
+    const Halfedge inner_prev = hs[i], inner_next = hs[ii];
+    const int id = (is_new[i] ? 1 : 0) | (is_new[ii] ? 2 : 0);
+    if (id == 0) {
+      needs_adjust[ii] = out_[v] == inner_next;
+      continue;
+    }
+    const Halfedge outer_prev = inner_next.opposite(), outer_next = inner_prev.opposite();
+    if (id == 1) {  // prev new, next old
+      next_cache.emplace_back(prev(inner_next), outer_next);
+      out_[v] = outer_next;
+    } else if (id == 2) {  // next new, prev old
+      const Halfedge boundary_next = next(inner_prev);
+      next_cache.emplace_back(outer_prev, boundary_next);
+      out_[v] = boundary_next;
+    } else if (!out_[v].is_valid()) {  // both new, v isolated
+      out_[v] = outer_next;
+      next_cache.emplace_back(outer_prev, outer_next);
+    } else {  // both new, v on the boundary
+      const Halfedge boundary_next = out_[v];
+      next_cache.emplace_back(prev(boundary_next), outer_next);
+      next_cache.emplace_back(outer_prev, boundary_next);
+    }
+    next_cache.emplace_back(inner_prev, inner_next);
+  }
+  for (const auto& [h, n] : next_cache) link(h, n);
+  for (const Halfedge h : hs) face_of_[h] = f;
+  for (int i = 0; i < 3; ++i)
+    if (needs_adjust[i]) adjust_out(vs[i]);
+  return f;
+}
+
+inline void triangle_mesh::delete_face(Face f) {
+  // As PMP's delete_face: the face's halfedges become boundary ones; an
+  // edge with no face left goes, and so does a vertex with no edge left.
+  std::array<Edge, 3> dead_edges;
+  std::array<Vertex, 3> corners_of_f;
+  int n_dead = 0, k = 0;
+  const Halfedge h0 = half_[f];
+  Halfedge h = h0;
+  do {
+    face_of_[h] = Face();
+    if (is_boundary(h.opposite())) dead_edges[n_dead++] = h.edge();
+    corners_of_f[k++] = to(h);
+    h = next(h);
+  } while (h != h0 && k < 3);
+  faces_.destroy(f.idx());
+  for (int i = 0; i < n_dead; ++i) {
+    const Halfedge a = dead_edges[i].halfedge(0), b = dead_edges[i].halfedge(1);
+    const Vertex va = to(a), vb = to(b);
+    const Halfedge next_a = next(a), prev_a = prev(a), next_b = next(b), prev_b = prev(b);
+    link(prev_a, next_b);
+    link(prev_b, next_a);
+    edges_.destroy(dead_edges[i].idx());
+    if (out_[va] == b) {
+      if (next_a == b)
+        vertices_.destroy(va.idx());
+      else
+        out_[va] = next_a;
+    }
+    if (out_[vb] == a) {
+      if (next_b == a)
+        vertices_.destroy(vb.idx());
+      else
+        out_[vb] = next_b;
+    }
+  }
+  for (const Vertex v : corners_of_f)
+    if (is_live(v)) adjust_out(v);
+}
+
+inline void triangle_mesh::delete_edge(Edge e) {
+  const Face f0 = face(e.halfedge(0)), f1 = face(e.halfedge(1));
+  if (f0.is_valid()) delete_face(f0);
+  if (f1.is_valid()) delete_face(f1);
+}
+
+inline void triangle_mesh::delete_vertex(Vertex v) {
+  std::vector<Face> around;
+  for (const Face f : faces_around(v)) around.push_back(f);
+  for (const Face f : around) delete_face(f);
+  if (is_live(v)) vertices_.destroy(v.idx());
+}
+
+// -------------------------------------------------------------------------
+// Building from a triangle list
+// -------------------------------------------------------------------------
+// from_triangles.
+//
+// The outgoing corners of every vertex are bucketed in CSR form
+// (slot 3f + c runs from triangles[f][c] to triangles[f][(c + 1) % 3]), so
+// each corner finds its twin among the corners leaving its target:
+// O(V + F * valence), no hash table.
+
+inline triangle_mesh triangle_mesh::from_triangles(std::span<const vec3> points,
+                                                   std::span<const std::array<std::uint32_t, 3>> triangles) {
+  triangle_mesh m;
+  const std::size_t nv = points.size(), nf = triangles.size();
+  if (nv >= std::uint32_t(-1)) throw topology_error(0, "too many vertices");
+  for (std::size_t f = 0; f < nf; ++f) {
+    const auto& t = triangles[f];
+    for (int c = 0; c < 3; ++c)
+      if (t[c] >= nv)
+        throw topology_error(
+            f, "vertex index " + std::to_string(t[c]) + " out of range (" + std::to_string(nv) + " vertices)");
+    if (t[0] == t[1] || t[1] == t[2] || t[2] == t[0])
+      throw topology_error(f,
+                           "degenerate triangle (repeated vertex " + std::to_string(t[0] == t[1] ? t[0] : t[2]) + ")");
+  }
+  std::vector<Vertex> vs(nv);
+  for (std::size_t i = 0; i < nv; ++i) vs[i] = m.add_vertex(points[i]);
+
+  std::vector<std::uint32_t> first(nv + 1, 0);
+  for (std::size_t f = 0; f < nf; ++f)
+    for (int c = 0; c < 3; ++c) ++first[triangles[f][c] + 1];
+  for (std::size_t i = 0; i < nv; ++i) first[i + 1] += first[i];
+  std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+  std::vector<std::uint32_t> slots(3 * nf);  // by source vertex
+  for (std::size_t f = 0; f < nf; ++f)
+    for (std::uint32_t c = 0; c < 3; ++c) slots[fill[triangles[f][c]]++] = static_cast<std::uint32_t>(3 * f + c);
+  fill = {};
+  auto target = [&](std::uint32_t s) { return triangles[s / 3][(s % 3 + 1) % 3]; };
+  auto source = [&](std::uint32_t s) { return triangles[s / 3][s % 3]; };
+  auto edge_name = [](std::uint32_t a, std::uint32_t b) {
+    return "non-manifold edge (" + std::to_string(a) + ", " + std::to_string(b) + "): ";
+  };
+
+  std::vector<Halfedge> hs(3 * nf);
+  for (std::size_t f = 0; f < nf; ++f) {
+    for (std::uint32_t c = 0; c < 3; ++c) {
+      const auto s = static_cast<std::uint32_t>(3 * f + c);
+      if (hs[s].is_valid()) continue;
+      const std::uint32_t a = source(s), b = target(s);
+      for (std::uint32_t k = first[a]; k < first[a + 1]; ++k)
+        if (slots[k] != s && target(slots[k]) == b)
+          throw topology_error(
+              std::max<std::size_t>(f, slots[k] / 3),
+              edge_name(a, b) + "more than two triangles, or triangles with inconsistent orientation, share it");
+      std::uint32_t twin = std::uint32_t(-1);
+      for (std::uint32_t k = first[b]; k < first[b + 1]; ++k)
+        if (target(slots[k]) == a) {
+          if (twin != std::uint32_t(-1))
+            throw topology_error(std::max<std::size_t>(f, slots[k] / 3),
+                                 edge_name(a, b) + "more than two triangles share it");
+          twin = slots[k];
+        }
+      const Edge e = m.new_edge(vs[a], vs[b]);
+      hs[s] = e.halfedge(0);
+      if (twin != std::uint32_t(-1)) hs[twin] = e.halfedge(1);
+    }
+  }
+  first = {};
+  slots = {};
+  for (std::size_t f = 0; f < nf; ++f) {
+    const Halfedge h0 = hs[3 * f], h1 = hs[3 * f + 1], h2 = hs[3 * f + 2];
+    const Face fc = m.new_face(h0);
+    m.face_of_[h0] = m.face_of_[h1] = m.face_of_[h2] = fc;
+    m.link(h0, h1), m.link(h1, h2), m.link(h2, h0);
+    m.out_[vs[triangles[f][0]]] = h0;
+    m.out_[vs[triangles[f][1]]] = h1;
+    m.out_[vs[triangles[f][2]]] = h2;
+  }
+  // Boundary halfedges: the twin of a slot without one. Each vertex may
+  // start at most one (else it is a non-manifold "bowtie" vertex).
+  std::vector<Halfedge> boundary_out(nv);
+  for (std::size_t s = 0; s < 3 * nf; ++s) {
+    const Halfedge o = hs[s].opposite();
+    if (!m.is_boundary(o) || m.next(o).is_valid()) continue;
+    const std::uint32_t from = target(static_cast<std::uint32_t>(s));
+    if (boundary_out[from].is_valid())
+      throw topology_error(s / 3, "non-manifold vertex " + std::to_string(from) +
+                                      ": its triangles form more than one fan (it is on two boundary loops)");
+    boundary_out[from] = o;
+  }
+  // Link boundary halfedges: o ends at to(o), whose boundary halfedge follows.
+  for (std::size_t s = 0; s < 3 * nf; ++s) {
+    const Halfedge o = hs[s].opposite();
+    if (!m.is_boundary(o)) continue;
+    const std::uint32_t to = source(static_cast<std::uint32_t>(s));
+    if (!boundary_out[to].is_valid())
+      throw topology_error(s / 3, "non-manifold vertex " + std::to_string(to) + ": inconsistent boundary");
+    m.link(o, boundary_out[to]);
+  }
+  for (std::size_t v = 0; v < nv; ++v)
+    if (boundary_out[v].is_valid()) m.out_[vs[v]] = boundary_out[v];
+  // Manifold vertices: the fan from out() must meet every outgoing halfedge.
+  std::vector<std::uint32_t> degree(nv, 0);
+  for (std::size_t f = 0; f < nf; ++f)
+    for (int c = 0; c < 3; ++c) ++degree[triangles[f][c]];
+  for (std::size_t v = 0; v < nv; ++v) {
+    if (m.is_isolated(vs[v])) continue;
+    std::size_t n = 0;
+    for (const Halfedge h : m.out_halfedges(vs[v])) {
+      if (!m.is_boundary(h)) ++n;
+      if (n > degree[v]) break;
+    }
+    if (n != degree[v]) {
+      std::size_t f = 0;
+      for (; f < nf; ++f)
+        if (triangles[f][0] == v || triangles[f][1] == v || triangles[f][2] == v) break;
+      throw topology_error(f, "non-manifold vertex " + std::to_string(v) + ": its triangles form more than one fan");
+    }
+  }
+  return m;
+}
+
+// -------------------------------------------------------------------------
+// Splitting every triangle into four
+// -------------------------------------------------------------------------
+// split_into_four, the topology step of Loop subdivision, written directly
+// rather than as E insert_vertex and 3F insert_edge calls.
+//
+// Edge e = (h0: a -> b, h1: b -> a) gets a new vertex m and a new edge
+// n = (n0: m -> b, n1: b -> m); h0 is shortened to a -> m and h1 to
+// m -> a, so for an old halfedge x (from u to w):
+//
+//   first(x)  = the half from u to m  = x if side(x) = 0, else n1
+//   second(x) = the half from m to w  = n0 if side(x) = 0, else x
+//   mid(x)    = m = to(n1)
+//
+// An old triangle becomes three corner triangles and the inner one, which
+// keeps the face's handle. With x its halfedge whose edge comes last in
+// old_edges, y = next(x), z = next(y), corners A = from(x), B = from(y),
+// C = from(z), and three new edges e1, e2, e3 whose first halves are
+// inner:
+//
+//   B: first(y) -> e1' -> second(x)    e1 = (mid(x) -> mid(y), e1' back)
+//   C: first(z) -> e2' -> second(y)    e2 = (mid(y) -> mid(z), e2' back)
+//   A: first(x) -> e3' -> second(z)    e3 = (mid(z) -> mid(x), e3' back)
+//   f: e1 -> e2 -> e3
+//
+// created in the order B, C, A. That is the order, orientation and face
+// halfedge() the edit construction gives (insert_vertex on every edge in
+// order, then insert_edge three times from halfedge(f), which the last
+// split left at first(x)), so both number the new elements alike.
+// A boundary halfedge x followed by y becomes
+// first(x) -> second(x) -> first(y). Every next, face and out link is
+// written once from the old links, so no step walks around a face or a
+// vertex (insert_vertex needs prev(), a walk around the face, and both
+// edits walk to keep out() on the boundary).
+
+inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std::span<const vec3> points,
+                                           std::span<const Face> old_faces) {
+  if (points.size() != old_edges.size()) throw std::invalid_argument("split_into_four: one point per edge is required");
+  if (old_edges.size() != edge_count() || old_faces.size() != face_count())
+    throw std::invalid_argument("split_into_four: old_edges and old_faces must name every edge and face");
+  // Every edge and face once: with the counts above, none is missing.
+  constexpr std::uint32_t unseen = 0xffff'ffffu;
+  std::uint32_t bound = 0;
+  for (const Edge e : old_edges) {
+    if (!is_live(e)) throw std::invalid_argument("split_into_four: old_edges holds an edge that is not live");
+    bound = std::max(bound, e.idx() + 1);
+  }
+  std::vector<std::uint32_t> rank_of(bound, unseen);  // old edge -> its place in old_edges
+  for (std::size_t i = 0; i < old_edges.size(); ++i) {
+    std::uint32_t& r = rank_of[old_edges[i].idx()];
+    if (r != unseen) throw std::invalid_argument("split_into_four: old_edges names an edge twice");
+    r = static_cast<std::uint32_t>(i);
+  }
+  {
+    std::uint32_t face_bound = 0;
+    for (const Face f : old_faces) {
+      if (!is_live(f)) throw std::invalid_argument("split_into_four: old_faces holds a face that is not live");
+      face_bound = std::max(face_bound, f.idx() + 1);
+    }
+    std::vector<bool> seen(face_bound);
+    for (const Face f : old_faces) {
+      if (seen[f.idx()]) throw std::invalid_argument("split_into_four: old_faces names a face twice");
+      seen[f.idx()] = true;
+    }
+  }
+  std::vector<Edge> split_of(bound);  // old edge -> its new edge n
+  std::vector<Edge> inner(3 * old_faces.size());
+  std::vector<Face> corner(3 * old_faces.size());
+  std::vector<Halfedge> boundary;  // old boundary halfedges
+  boundary.reserve(old_edges.size());
+  // 1. Every new element, before any old link changes: a throw gives back
+  // what was created, newest first (so the pools' free lists are as they
+  // were), and the mesh is as it was.
+  std::size_t done = 0, inners = 0, corners = 0;
+  try {
+    for (; done < old_edges.size(); ++done) {
+      const Edge e = old_edges[done];
+      const Vertex m = add_vertex(points[done]);
+      try {
+        split_of[e.idx()] = new_edge(m, to(e.halfedge(0)));
+      } catch (...) {
+        vertices_.destroy(m.idx());
+        throw;
+      }
+      if (!face_of_[e.halfedge(0)].is_valid())
+        boundary.push_back(e.halfedge(0));
+      else if (!face_of_[e.halfedge(1)].is_valid())
+        boundary.push_back(e.halfedge(1));
+    }
+    for (; inners < inner.size(); ++inners) inner[inners] = Edge(edges_.create());
+    for (; corners < corner.size(); ++corners) corner[corners] = Face(faces_.create());
+  } catch (...) {
+    while (corners != 0) faces_.destroy(corner[--corners].idx());
+    while (inners != 0) edges_.destroy(inner[--inners].idx());
+    while (done != 0) {
+      const Edge n = split_of[old_edges[--done].idx()];
+      const Vertex m = to(n.halfedge(1));
+      edges_.destroy(n.idx());
+      vertices_.destroy(m.idx());
+    }
+    throw;
+  }
+  // 2. Every edge: h0 ends at m; out() of b and m.
+  for (const Edge e : old_edges) {
+    const Halfedge h0 = e.halfedge(0), h1 = e.halfedge(1);
+    const Edge n = split_of[e.idx()];
+    const Vertex b = to(h0), m = to(n.halfedge(1));
+    links_[h0].to = m;
+    if (out_[b] == h1) out_[b] = n.halfedge(1);  // its first half now leaves b
+    if (!face_of_[h0].is_valid())
+      out_[m] = n.halfedge(0);  // the boundary half leaving m
+    else if (!face_of_[h1].is_valid())
+      out_[m] = h1;
+    else
+      out_[m] = n.halfedge(0);
+  }
+  const auto first = [&](Halfedge x) { return x.side() == 0 ? x : split_of[x.idx() >> 1].halfedge(1); };
+  const auto second = [&](Halfedge x) { return x.side() == 0 ? split_of[x.idx() >> 1].halfedge(0) : x; };
+  // 3. Boundary loops: first(x) -> second(x) -> first(next(x)); next(x) is
+  // read before the writes that could change it.
+  for (const Halfedge x : boundary) {
+    const Halfedge y = next(x);
+    const Halfedge sx = second(x);
+    link(sx, first(y));
+    link(first(x), sx);
+  }
+  // 4. Every triangle: three corners and the inner triangle.
+  const auto rank = [&](Halfedge h) { return rank_of[h.idx() >> 1]; };
+  for (std::size_t i = 0; i < old_faces.size(); ++i) {
+    const Face f = old_faces[i];
+    Halfedge x = half_[f];
+    if (rank(next(x)) > rank(x)) x = next(x);
+    if (rank(next(next(half_[f]))) > rank(x)) x = next(next(half_[f]));
+    const Halfedge y = next(x), z = next(y);
+    const Halfedge fx = first(x), fy = first(y), fz = first(z);
+    const Halfedge sx = second(x), sy = second(y), sz = second(z);
+    const Vertex mx = to(fx), my = to(fy), mz = to(fz);
+    const Halfedge e1 = inner[3 * i].halfedge(0), e1b = inner[3 * i].halfedge(1);
+    const Halfedge e2 = inner[3 * i + 1].halfedge(0), e2b = inner[3 * i + 1].halfedge(1);
+    const Halfedge e3 = inner[3 * i + 2].halfedge(0), e3b = inner[3 * i + 2].halfedge(1);
+    const Face fb = corner[3 * i], fc = corner[3 * i + 1], fa = corner[3 * i + 2];
+    links_[e1] = {my, e2}, links_[e1b] = {mx, sx};
+    links_[e2] = {mz, e3}, links_[e2b] = {my, sy};
+    links_[e3] = {mx, e1}, links_[e3b] = {mz, sz};
+    link(fy, e1b), link(sx, fy);
+    link(fz, e2b), link(sy, fz);
+    link(fx, e3b), link(sz, fx);
+    face_of_[fy] = face_of_[e1b] = face_of_[sx] = fb;
+    face_of_[fz] = face_of_[e2b] = face_of_[sy] = fc;
+    face_of_[fx] = face_of_[e3b] = face_of_[sz] = fa;
+    face_of_[e1] = face_of_[e2] = face_of_[e3] = f;
+    half_[fb] = fy, half_[fc] = fz, half_[fa] = fx, half_[f] = e2;
+  }
+}
+
+// -------------------------------------------------------------------------
+// Validation
+// -------------------------------------------------------------------------
+// validate(): O(V + E + F) plus the circulation of every vertex, O(E) in all.
+
+inline void triangle_mesh::validate() const {
+  auto fail = [](const std::string& what) { throw std::logic_error("triangle_mesh::validate: " + what); };
+  std::size_t halfedges = 0;
+  for (const Edge e : edges()) {
+    for (unsigned s = 0; s < 2; ++s) {
+      const Halfedge h = e.halfedge(s);
+      ++halfedges;
+      if (h.side() != s || h.edge() != e || h.opposite().opposite() != h) fail("halfedge arithmetic is wrong");
+      if (!is_live(next(h))) fail("next is not a live halfedge");
+      const Halfedge p = prev(h);
+      if (!is_live(p) || next(p) != h) fail("next and prev disagree");
+      if (!is_live(to(h))) fail("halfedge points at a dead vertex");
+      if (to(h) == from(h)) fail("edge is a loop");
+      if (from(next(h)) != to(h)) fail("next does not start where the halfedge ends");
+      if (face(next(h)) != face(h)) fail("next lies in another face");
+      if (face(h).is_valid() && !is_live(face(h))) fail("halfedge points at a dead face");
+      if (is_isolated(from(h))) fail("a vertex with edges has no outgoing halfedge");
+    }
+  }
+  for (const Face f : faces()) {
+    const Halfedge h = halfedge(f);
+    if (!is_live(h) || face(h) != f) fail("face's halfedge is not in it");
+    if (next(next(next(h))) != h) fail("face is not a triangle");
+  }
+  std::size_t ring_total = 0;
+  for (const Vertex v : vertices()) {
+    if (is_isolated(v)) continue;
+    if (!is_live(out(v)) || from(out(v)) != v) fail("vertex's outgoing halfedge does not start at it");
+    bool boundary = false;
+    std::size_t n = 0;
+    for (const Halfedge h : out_halfedges(v)) {
+      if (from(h) != v) fail("circulation left the vertex");
+      boundary |= is_boundary(h);
+      if (++n > halfedges) fail("circulation does not close");
+    }
+    if (boundary && !is_boundary(out(v))) fail("boundary vertex's outgoing halfedge is not a boundary one");
+    ring_total += n;
+  }
+  if (ring_total != halfedges) fail("a vertex is non-manifold (its fan misses some of its halfedges)");
+}
+
+}  // namespace travpool::mesh

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include <catch2/catch.hpp>
 
@@ -32,7 +33,7 @@ TEST_CASE("OFF and OBJ round trips are exact", "[mesh][io]") {
     auto m = sphere(2);
     smooth(m, 1);  // coordinates with full mantissas
     const auto p = (dir() / (std::string("round.") + ext)).string();
-    write_mesh(m, p);
+    write_mesh(std::as_const(m), p);  // writing only reads the mesh
     auto r = read_mesh(p);
     mesh_io_test::check_same_mesh(m, r);
   }

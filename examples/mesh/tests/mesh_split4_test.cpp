@@ -1,4 +1,4 @@
-// Tests of triangle_mesh::split_into_four (mesh_split4.hpp) and of
+// Tests of triangle_mesh::split_into_four (mesh.hpp) and of
 // loop_subdivide on it: the result equals the construction from
 // insert_vertex and insert_edge (the reference below) triangle for
 // triangle and position for position, on closed meshes, on open ones, on
