@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Figure 11 on fresh memory: every contender creates N elements in a process
-# of its own (fig11_create_bench, one repetition), so that none of them reuses
+# of its own (create_bench, one repetition), so that none of them reuses
 # memory that it mapped and released before (travpool's span cache, glibc's
 # heap). Rounds are interleaved and the order rotates every round, because a
 # process that starts right after another one's exit may fault the pages that

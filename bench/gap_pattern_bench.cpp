@@ -11,7 +11,7 @@
 // travpool::concurrent_pool run range-for. A dense std::vector is the
 // baseline.
 //
-// As in table3_sweep_bench, the container and its gaps are prepared before
+// As in sweep_bench, the container and its gaps are prepared before
 // timing, one iteration is one sweep with the `sum` kernel, and the report
 // divides by the live elements (counter `live`).
 //

@@ -64,7 +64,7 @@ struct listing15 {
   }
   void operator()(element& e) const noexcept {
     for (std::uint64_t v : r) {
-      // As in table3_sweep_bench: each value stays opaque, so the compiler
+      // As in sweep_bench: each value stays opaque, so the compiler
       // keeps the 20 additions per field (folded into one, the kernel would
       // be a memory-bound read-modify-write sweep, not Listing 15).
       asm volatile("" : "+r"(v));

@@ -8,7 +8,7 @@ benchmark, the median time of each tree over all rounds and repetitions,
 and the ratio new/old.
 
   scripts/ab_bench.py --old OLD/build/bench/bench --new build/bench/bench \
-      --programs table3_sweep_bench,erase_bench,fig11_create_bench \
+      --programs sweep_bench,erase_bench,create_bench \
       --filter 'travpool' --n 20000000 --reps 3 --rounds 3
 """
 import argparse

@@ -84,9 +84,9 @@ fi
 
 # --- 2. build ------------------------------------------------------------------
 programs=()
-wants fig11 && programs+=(fig11_create_bench)
+wants fig11 && programs+=(create_bench)
 wants table2 && programs+=(memory_probe_bench)
-wants table3 && programs+=(table3_sweep_bench)
+wants table3 && programs+=(sweep_bench)
 wants erase && programs+=(erase_bench)
 wants gaps && programs+=(gap_pattern_bench)
 cxxflags=""
@@ -116,7 +116,7 @@ run_gbench() {  # name json reps
     { grep --line-buffered -v -E '_(mean|stddev|cv) ' || true; }
 }
 
-wants fig11 && run_gbench fig11_create_bench fig11 "$reps"
+wants fig11 && run_gbench create_bench fig11 "$reps"
 if wants table2; then
   mapfile -t containers < <("$bin/memory_probe_bench" --list)
   step=$((step + 1))
@@ -136,7 +136,7 @@ if wants table2; then
     echo "]"
   } >"$out_dir/table2.json"
 fi
-wants table3 && run_gbench table3_sweep_bench table3 "$reps"
+wants table3 && run_gbench sweep_bench table3 "$reps"
 wants erase && run_gbench erase_bench erase "$reps_long"
 wants gaps && run_gbench gap_pattern_bench gaps "$reps"
 

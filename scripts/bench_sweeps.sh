@@ -28,12 +28,12 @@ run_set() {  # label build_dir cxx_flags_release
   local label=$1 dir=$2 flags=$3 out="$2/sweeps"
   cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=$flags" \
     -DTRAVPOOL_BUILD_TESTS=OFF -DTRAVPOOL_BUILD_EXAMPLES=OFF >/dev/null
-  cmake --build "$dir" --target table3_sweep_bench parallel_bench gap_pattern_bench -j "$(nproc)"
+  cmake --build "$dir" --target sweep_bench parallel_bench gap_pattern_bench -j "$(nproc)"
   mkdir -p "$out"
   local cpu
   cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo "$label: CXX_FLAGS_RELEASE='$flags'; n=$n gap_n=$gap_n reps=$reps; commit $(git -C "$repo" rev-parse --short HEAD); $(c++ --version | head -1); $(nproc) x $cpu" >"$out/run.txt"
-  "$dir/bench/table3_sweep_bench" --n="$n" --reps="$reps" \
+  "$dir/bench/sweep_bench" --n="$n" --reps="$reps" \
     --benchmark_filter='std::vector\.|travpool|colony|CGAL' \
     --benchmark_out="$out/table3.json" --benchmark_out_format=json >/dev/null
   "$dir/bench/parallel_bench" --n="$n" --benchmark_repetitions="$reps" \

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Ratios per live element of one table3_sweep_bench (or gap_pattern_bench)
+"""Ratios per live element of one sweep_bench (or gap_pattern_bench)
 JSON run: each row's median time per live element divided by the dense
 std::vector's, per kernel, with the row's spread ((max - min) / median over
 the repetitions), and range-for / for_each per gap pattern.
 
-  build/bench-o2/bench/table3_sweep_bench --reps=7 --benchmark_out=t3.json ...
+  build/bench-o2/bench/sweep_bench --reps=7 --benchmark_out=t3.json ...
   scripts/sweep_ratios.py t3.json
 """
 import statistics

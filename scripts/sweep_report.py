@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Renders docs/sweeps.md from the runs of scripts/bench_sweeps.sh: for each
-flag set, Table 3's sweeps (table3_sweep_bench JSON) as one matrix per
+flag set, Table 3's sweeps (sweep_bench JSON) as one matrix per
 kernel, every way of sweeping a row, every gap pattern a column, each cell
 the median time per live element divided by the dense std::vector's (same
 run, same flags), with the row's spread; then range-for / for_each; then

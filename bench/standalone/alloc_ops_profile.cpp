@@ -5,8 +5,8 @@
 // "Against general-purpose allocators").
 //
 //   g++ -std=c++20 -O3 -DNDEBUG -g -Iinclude bench/standalone/alloc_ops_profile.cpp -o /tmp/aop
-//   valgrind --tool=callgrind --cache-sim=yes --D1=32768,8,64 --LL=33554432,16,64 \
-//     /tmp/aop pool|concurrent_pool|new [N] [size 24|64]
+//   valgrind --tool=callgrind --cache-sim=yes --D1=32768,8,64 --LL=33554432,16,64
+//     /tmp/aop pool|concurrent_pool|new [N] [size 24|64]     (one command line)
 //   (for mimalloc: LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libmimalloc.so.2 with "new")
 // bench/standalone/alloc_ops_profile.sh runs them all and prints the table.
 #include <cstdint>
