@@ -114,7 +114,7 @@ class node_pool_registry {
   }
 
  private:
-  static inline std::mutex mutex_;  // constant-initialised
+  static inline std::mutex mutex_;  // constant-initialised; lock order: docs/design.md
   static inline node_pool_base* head_ = nullptr;
 };
 

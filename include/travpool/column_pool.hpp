@@ -58,9 +58,10 @@
 // destroy, is_live and size, because a create also assigns a bin index and
 // constructs column elements.
 //
-// Locks, in the order taken (docs/design.md lists every lock):
+// Locks, in the order taken (every lock of travpool, in order:
+// docs/design.md, "Locks and their order"):
 //   serial_ (sync::global_mutex) -> index_mutex_ -> the bin layer's locks
-//   (its list lock, then a bin's lock: detail/bin_lock.hpp).
+//   (its list lock, then a bin's lock: detail/bin_locks/).
 // index_mutex_ guards index_ while a bin gets or loses its index: in a
 // create that got a new bin (taken after the bin layer's take() has
 // returned, so no bin lock is held), in the untake of a failed create, and

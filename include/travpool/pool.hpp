@@ -369,7 +369,14 @@ class basic_pool {
     it.check("erasing");
     bin& b = *it.bin_;
     const std::uint32_t i = it.index();
-    destroy_at(b, i);
+    if constexpr (checked && bin_locked) {
+      // Without the bin's lock, as the pool is quiescent (Requires), which
+      // the layer's lock contract check is told.
+      const detail::quiescent_scope quiescent(b.lock_);
+      destroy_at(b, i);
+    } else {
+      destroy_at(b, i);
+    }
     // Found after ~T ran, which may have destroyed the next element: the
     // freed chunk's next link is the next assigned chunk (V3 for the head of
     // the free list).

@@ -47,6 +47,41 @@ TEST_CASE("a sweep that meets a create or destroy under way is detected", "[chec
   REQUIRE_NOTHROW(++it);
 }
 
+// Under checks::on every change of a concurrent pool's bin checks that the
+// changing thread holds the bin's lock or biased section (the lock
+// contract of the acquisition layer, which aborts if broken): erase, which
+// needs no lock in a quiescent pool, says so (quiescent_scope); clear
+// takes the locks; destroy from another thread revokes the creator's bias.
+TEST_CASE("a checked concurrent pool erases, clears and destroys under the bins' locks", "[checks]") {
+  travpool::concurrent_pool<int> pool(travpool::bin_capacity{64});
+  std::vector<int*> v;
+  for (int i = 0; i < 1000; ++i) v.push_back(pool.create(i));
+  std::size_t erased = 0;
+  for (auto it = pool.begin(); it != pool.end();) {
+    if (*it % 3 == 0) {
+      it = pool.erase(it);
+      ++erased;
+    } else {
+      ++it;
+    }
+  }
+  REQUIRE(pool.size() == 1000 - erased);
+  REQUIRE(travpool::erase_if(pool, [](int x) { return x % 3 == 1; }) == 333);
+  auto first = pool.begin(), last = first;
+  for (int k = 0; k < 100; ++k) ++last;
+  pool.erase(first, last);
+  REQUIRE(pool.size() == 1000 - erased - 333 - 100);
+  std::thread other([&] {
+    for (auto it = pool.begin(); it != pool.end();) pool.destroy(&*it++);
+  });
+  other.join();
+  REQUIRE(pool.empty());
+  for (int i = 0; i < 100; ++i) pool.create(i);
+  pool.clear();
+  REQUIRE(pool.empty());
+  pool.validate();
+}
+
 TEST_CASE("concurrent read-only sweeps and lookups raise no false alarm", "[checks]") {
   travpool::concurrent_pool<int> pool(travpool::bin_capacity{64});
   std::vector<int*> v;

@@ -1,27 +1,6 @@
-// travpool/detail/acquire_local.hpp: bin acquisition for sync::none, and for
-// sync::global_mutex as the same layer behind one mutex.
-//
-// The acquisition interface (every sync policy's layer provides it; the
-// element layer in pool.hpp uses nothing else to change bins):
-//
-//   taken take()                 assigns a chunk of a bin with room, adding
-//                                a bin if none has room; T is not built yet
-//   void  untake(taken)          undoes take (T's constructor threw)
-//   R     locked(b, f)           runs f() with b's chunks stable: nothing
-//                                (local), the pool's mutex, or b's lock
-//   void  free_chunk(b, i)       Listing 7 on chunk i, whose T is destroyed;
-//                                caller is inside locked(b, ...) or quiescent
-//   size_t size()                live elements
-//   void  reserve(n), shrink()
-//   void  clear(d), release_all(d)   every element destroyed, by
-//                                d(b, i): ~T at chunk i (nullptr: trivial)
-//   void  splice(o)              moves o's bins to the end of this layer's
-//                                (quiescent pools, equal capacities)
-//   size_t retired_count()       bins held off the list (bin_locks only)
-//   void  for_each_bin_unlocked(f)  f(b) for every listed bin, without the
-//                                bins' locks where they are per bin (under
-//                                the pool's mutex or shared list lock): f
-//                                reads live_ and counters_ with load_relaxed
+// travpool/detail/acquire_local.hpp: bin acquisition (the interface of
+// acquisition.hpp) for sync::none, and for sync::global_mutex as the same
+// layer behind one mutex.
 //
 // local_bins keeps the bins that have a free chunk on an "available" list,
 // doubly linked through the bin headers; create takes the head, so it
@@ -36,16 +15,10 @@
 #include <type_traits>
 #include <utility>
 
+#include "acquisition.hpp"
 #include "bin.hpp"
 
 namespace travpool::detail {
-
-// A chunk that take() assigned: bin, chunk index, whether the bin is new.
-struct taken {
-  bin_base* bin;
-  std::uint32_t index;
-  bool new_bin;
-};
 
 template <class Storage>
 class local_bins : public Storage {
@@ -232,7 +205,8 @@ class local_bins : public Storage {
 
 // sync::global_mutex: the layer below, every operation under one recursive
 // mutex (recursive, so that T's constructor and destructor may use the
-// pool). On its own cache line: written on every operation.
+// pool). On its own cache line: written on every operation. Lock order:
+// docs/design.md, "Locks and their order".
 template <class Super>
 class mutex_bins : public Super {
   using bin = bin_base;

@@ -102,7 +102,7 @@
 #include <cstring>
 
 #include "../config.hpp"
-#include "bin_lock.hpp"
+#include "bin_locks/bin_lock.hpp"
 
 namespace travpool::detail {
 
@@ -201,13 +201,13 @@ template <class T>
 inline void store_relaxed(T& x, T v) noexcept {
   std::atomic_ref<T>(x).store(v, std::memory_order_relaxed);
 }
-// Writes v to x: with Published (sync::bin_locks) as a relaxed atomic
+// Writes v to x: with BinLocked (sync::bin_locks) as a relaxed atomic
 // store, for the words that other threads load without the bin's lock
 // (live_, fresh_, status words); otherwise a plain store, which costs less
 // (no read-modify-write to memory is split, no memset is unrolled).
-template <bool Published, class T>
+template <bool BinLocked, class T>
 inline void publish(T& x, T v) noexcept {
-  if constexpr (Published)
+  if constexpr (BinLocked)
     store_relaxed(x, v);
   else
     x = v;

@@ -48,10 +48,10 @@ namespace travpool::detail {
 template <class Ops>
 inline constexpr bool restarts_emptied_bins = true;
 
-// Published (sync::bin_locks): the words that other threads read without
+// BinLocked (sync::bin_locks): the words that other threads read without
 // the bin's lock (live_, fresh_, status words) are written with relaxed
 // atomic stores; otherwise with plain ones.
-template <class Ops, bool Published = false>
+template <class Ops, bool BinLocked = false>
 struct bin_algorithms {
   using traits = layout_traits<Ops>;
 
@@ -66,16 +66,16 @@ struct bin_algorithms {
   // Effects: makes `b` an empty bin: sentinels written, free list = 2, 3, ...
   // Touches only chunks 0, 1, 2 and the last two.
   static void init(bin_base& b) noexcept {
-    traits::template init_bin<Published>(b);
+    traits::template init_bin<BinLocked>(b);
     const std::uint32_t a1 = b.last(), f1 = b.full_mark();
-    Ops::template mark_assigned<Published>(b, 0);
-    Ops::template mark_assigned<Published>(b, a1);
+    Ops::template mark_assigned<BinLocked>(b, 0);
+    Ops::template mark_assigned<BinLocked>(b, a1);
     write_free(b, 1, 0, a1, 0);
     write_free(b, f1, 0, a1, 0);
     write_free(b, first_user_chunk, first_user_chunk + 1, a1, 0);  // may be F1's neighbour
     b.free_head_ = first_user_chunk;
-    publish<Published>(b.fresh_, first_user_chunk);
-    publish<Published>(b.live_, std::uint32_t{0});
+    publish<BinLocked>(b.fresh_, first_user_chunk);
+    publish<BinLocked>(b.live_, std::uint32_t{0});
   }
 
   // Requires: !b.full(). Returns: the head of the free list and its words.
@@ -92,12 +92,12 @@ struct bin_algorithms {
       // Reach one chunk further: it becomes free, pred = h, succ = A1.
       const std::uint32_t n = h + 1;
       if (n != b.full_mark()) write_free(b, n, n + 1, b.last(), h);
-      publish<Published>(b.fresh_, n);  // read unlocked by contains()
+      publish<BinLocked>(b.fresh_, n);  // read unlocked by contains()
     }
-    Ops::template mark_assigned<Published>(b, h);
+    Ops::template mark_assigned<BinLocked>(b, h);
     if (Ops::is_free(b, h - 1)) Ops::set_link_next(b, c.link_prev + 1, h);
     if (Ops::is_free(b, h + 1)) Ops::set_link_prev(b, c.link_next - 1, h);
-    publish<Published>(b.live_, b.live_ + 1);  // read unlocked by size()
+    publish<BinLocked>(b.live_, b.live_ + 1);  // read unlocked by size()
   }
 
   // Requires: !b.full(). Effects: assigns the head of the free list.
@@ -119,7 +119,7 @@ struct bin_algorithms {
     b.free_head_ = c;
     if (left_free) Ops::set_link_next(b, prev + 1, next);
     if (right_free) Ops::set_link_prev(b, next - 1, prev);
-    publish<Published>(b.live_, b.live_ - 1);
+    publish<BinLocked>(b.live_, b.live_ - 1);
     if constexpr (restarts_emptied_bins<Ops>)
       if (b.live_ == 0) [[unlikely]]
         restart(b);
@@ -137,7 +137,7 @@ struct bin_algorithms {
     write_free(b, f1, 0, a1, 0);
     write_free(b, first_user_chunk, first_user_chunk + 1, a1, 0);
     b.free_head_ = first_user_chunk;
-    publish<Published>(b.fresh_, first_user_chunk);
+    publish<BinLocked>(b.fresh_, first_user_chunk);
   }
 
   // Returns: whether chunk `i` of `b` holds a live element (any index).
@@ -156,7 +156,7 @@ struct bin_algorithms {
  private:
   static void write_free(const bin_base& b, std::uint32_t i, std::uint32_t free_next, std::uint32_t next,
                          std::uint32_t prev) noexcept {
-    Ops::template mark_free<Published>(b, i, free_next);
+    Ops::template mark_free<BinLocked>(b, i, free_next);
     Ops::set_link_next(b, i, next);
     Ops::set_link_prev(b, i, prev);
   }

@@ -18,9 +18,10 @@
 //
 // Layout-generic: `Ops` gives the chunk stride and per-bin metadata only
 // (layout_traits.hpp), so bins can hold any payload or none.
-// Thread safety: `Shared` guards the span source with a mutex (bins are
-// added and given back under the acquisition layer's locks); the list
-// itself is guarded by the layer above.
+// Thread safety: `BinLocked` guards the span source with a mutex (bins are
+// added and given back under the acquisition layer's locks; lock order:
+// docs/design.md, "Locks and their order"); the list itself is guarded by
+// the layer above.
 #pragma once
 
 #include <atomic>
@@ -51,11 +52,11 @@ struct no_lock {
   void unlock() noexcept {}
 };
 
-template <class Ops, class Stats, bool Shared>
+template <class Ops, class Stats, bool BinLocked>
 class bin_storage {
  public:
   using ops = Ops;
-  using algo = bin_algorithms<Ops, Shared>;
+  using algo = bin_algorithms<Ops, BinLocked>;
   using traits = layout_traits<Ops>;
   using bin = bin_base;
   using stats_hook = Stats;
@@ -217,7 +218,7 @@ class bin_storage {
   }
 
  private:
-  using spans_lock = std::conditional_t<Shared, std::mutex, no_lock>;
+  using spans_lock = std::conditional_t<BinLocked, std::mutex, no_lock>;
 
   // Read on every operation, written only by construction and moves.
   bin root_;  // list root: root_.next_ is the first bin

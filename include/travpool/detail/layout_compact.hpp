@@ -99,12 +99,12 @@ struct compact_layout {
   static void* payload(const bin_base& b, std::uint32_t i) noexcept { return at(b, i); }
 
   // Effects: marks every chunk free (bins are reinitialised by clear()).
-  // Published: word by word with relaxed stores, as is_free_relaxed may
+  // BinLocked: word by word with relaxed stores, as is_free_relaxed may
   // read them meanwhile.
-  template <bool Published = false>
+  template <bool BinLocked = false>
   static void init_bin(const bin_base& b) noexcept {
     std::uint64_t* w = bits(b);
-    if constexpr (Published) {
+    if constexpr (BinLocked) {
       for (std::size_t k = 0, n = words(b.capacity_); k < n; ++k) store_relaxed(w[k], std::uint64_t{0});
     } else {
       std::memset(w, 0, extra_bytes(b.capacity_));
@@ -113,22 +113,22 @@ struct compact_layout {
 
   static bool is_free(const bin_base& b, std::uint32_t i) noexcept { return ((bits(b)[i >> 6] >> (i & 63)) & 1) == 0; }
   static std::uint32_t free_next(const bin_base& b, std::uint32_t i) noexcept { return load_link(at(b, i)); }
-  // Published (sync::bin_locks): status words are written with relaxed
+  // BinLocked (sync::bin_locks): status words are written with relaxed
   // stores (one writer at a time: the bin's lock holder), so that
   // is_free_relaxed may read them unlocked.
   static bool is_free_relaxed(const bin_base& b, std::uint32_t i) noexcept {
     return ((load_relaxed(bits(b)[i >> 6]) >> (i & 63)) & 1) == 0;
   }
-  template <bool Published = false>
+  template <bool BinLocked = false>
   static void mark_free(const bin_base& b, std::uint32_t i, std::uint32_t next_free) noexcept {
     std::uint64_t& w = bits(b)[i >> 6];
-    publish<Published>(w, w & ~(std::uint64_t{1} << (i & 63)));
+    publish<BinLocked>(w, w & ~(std::uint64_t{1} << (i & 63)));
     store_link(at(b, i), next_free);
   }
-  template <bool Published = false>
+  template <bool BinLocked = false>
   static void mark_assigned(const bin_base& b, std::uint32_t i) noexcept {
     std::uint64_t& w = bits(b)[i >> 6];
-    publish<Published>(w, w | std::uint64_t{1} << (i & 63));
+    publish<BinLocked>(w, w | std::uint64_t{1} << (i & 63));
   }
 
   // Byte offsets of the free chunk's boundary links.

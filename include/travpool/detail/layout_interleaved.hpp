@@ -43,7 +43,7 @@ struct interleaved_layout {
   }
   static bool is_free(const bin_base& b, std::uint32_t i) noexcept { return (status(b, i) & free_bit) != 0; }
   static std::uint32_t free_next(const bin_base& b, std::uint32_t i) noexcept { return status(b, i) & ~free_bit; }
-  // Published (sync::bin_locks): the status word is written with a relaxed
+  // BinLocked (sync::bin_locks): the status word is written with a relaxed
   // store (one writer at a time: the bin's lock holder), so that
   // is_free_relaxed may read it unlocked.
   static std::uint32_t& status_word(const bin_base& b, std::uint32_t i) noexcept {
@@ -52,13 +52,13 @@ struct interleaved_layout {
   static bool is_free_relaxed(const bin_base& b, std::uint32_t i) noexcept {
     return (load_relaxed(status_word(b, i)) & free_bit) != 0;
   }
-  template <bool Published = false>
+  template <bool BinLocked = false>
   static void mark_free(const bin_base& b, std::uint32_t i, std::uint32_t next_free) noexcept {
-    publish<Published>(status_word(b, i), next_free | free_bit);
+    publish<BinLocked>(status_word(b, i), next_free | free_bit);
   }
-  template <bool Published = false>
+  template <bool BinLocked = false>
   static void mark_assigned(const bin_base& b, std::uint32_t i) noexcept {
-    publish<Published>(status_word(b, i), std::uint32_t{0});
+    publish<BinLocked>(status_word(b, i), std::uint32_t{0});
   }
 
   static std::uint32_t link_next(const bin_base& b, std::uint32_t i) noexcept { return load_u32(at(b, i)); }

@@ -49,9 +49,9 @@ struct layout_traits {
       return false;
   }();
 
-  template <bool Published = false>
+  template <bool BinLocked = false>
   static void init_bin(const bin_base& b) noexcept {
-    if constexpr (requires { Ops::init_bin(b); }) Ops::template init_bin<Published>(b);
+    if constexpr (requires { Ops::init_bin(b); }) Ops::template init_bin<BinLocked>(b);
   }
 
   // Returns: the next assigned chunk after assigned chunk `i` (b.last() at

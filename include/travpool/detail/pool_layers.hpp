@@ -27,9 +27,10 @@
 
 #include "../options.hpp"
 #include "../stats.hpp"
-#include "acquire_concurrent.hpp"
 #include "acquire_local.hpp"
+#include "acquisition.hpp"
 #include "bin.hpp"
+#include "bin_locks/concurrent_bins.hpp"
 #include "bin_storage.hpp"
 #include "layouts.hpp"
 #include "stats_hooks.hpp"
@@ -54,6 +55,12 @@ struct pool_layers {
   using bins_type = std::conditional_t<bin_locked, concurrent_bins<storage, checked>, local_bins<storage>>;
   using core_type = std::conditional_t<serialised, mutex_bins<bins_type>, bins_type>;
 };
+
+// Every acquisition layer implements the interface (checked on a concrete
+// layout: a pool's own layer types may name a T that is not complete yet).
+static_assert(bin_acquisition<local_bins<bin_storage<compact_layout<8, 8>, no_stats, false>>>);
+static_assert(bin_acquisition<mutex_bins<local_bins<bin_storage<compact_layout<8, 8>, counting_stats, false>>>>);
+static_assert(bin_acquisition<concurrent_bins<bin_storage<compact_layout<8, 8>, no_stats, true>, true>>);
 
 // The layers of basic_pool<T, Options...>: the layout of the layout option
 // for chunks holding a T.

@@ -8,7 +8,9 @@
 // same size that a pool gave back), the pool's span_source (the rest of
 // its last batch), a new batch from the OS. It goes back to the cache if it
 // fits, else on top of its source if it was the last one handed out, else
-// to the OS. Invariants (under the cache's mutex; span_source: per pool):
+// to the OS. The cache's mutex is the innermost lock (docs/design.md,
+// "Locks and their order").
+// Invariants (under the cache's mutex; span_source: per pool):
 //   bytes() = sum of the cached spans' sizes <= limit(),  count <= max_spans
 //   every cached span is mapped, span-aligned, MADV_FREE'd, in no pool
 //   span_source: [next_, end_) is mapped, never handed out, untouched;

@@ -33,7 +33,7 @@
 #include "../options.hpp"
 #include "../stats.hpp"
 #include "bin.hpp"
-#include "bin_lock.hpp"
+#include "bin_locks/bin_lock.hpp"
 
 namespace travpool::detail {
 

@@ -1,7 +1,7 @@
-// travpool/detail/bin_lock.hpp: the locks and thread-remembered bins of
-// sync::bin_locks (the paper's section 4): thread numbers, an owner-tagged
-// spin lock, the bin lock biased to its claiming thread, and the table of a
-// thread's remembered bins.
+// travpool/detail/bin_locks/bin_lock.hpp: the locks of sync::bin_locks
+// (the paper's section 4): thread numbers, an owner-tagged spin lock, and
+// the bin lock biased to its claiming thread. Lock order: docs/design.md,
+// "Locks and their order".
 //
 // DESIGN NOTE
 // ===========
@@ -16,21 +16,18 @@
 //                                    after in_cs_ := 1
 //   revoke() returned  =>  bias_ = 0 and in_cs_ = 0 (the former owner is
 //                          out of its section and takes the lock next time)
-//   remembered slot = {id, b, h}  =>  b is a bin of pool id that the thread
-//                                     claimed (b->claim_ = t unless given
-//                                     up); h is null or a bin of pool id
-//                                     (a hint: take() checks its bias)
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 
-#include "../config.hpp"
-#include "../usage_error.hpp"
-#include "platform.hpp"
+#include "../../config.hpp"
+#include "../../usage_error.hpp"
+#include "../platform.hpp"
 
 namespace travpool::detail {
 
@@ -119,6 +116,12 @@ inline section_frame*& section_top() noexcept {
   thread_local section_frame* top = nullptr;
   return top;
 }
+// The bins the calling thread changes without their lock because its
+// caller promised a quiescent pool (quiescent_scope), innermost first.
+inline section_frame*& quiescent_top() noexcept {
+  thread_local section_frame* top = nullptr;
+  return top;
+}
 
 // A bin's lock (the paper's per-bin mutex), biased towards the thread that
 // claims the bin, so that this thread's creates and destroys in it take no
@@ -202,6 +205,18 @@ class bin_lock {
   void unbias() noexcept { bias_.store(0, std::memory_order_relaxed); }
   std::uint32_t biased_to() const noexcept { return bias_.load(std::memory_order_relaxed); }
 
+  // Returns: whether the calling thread may change the bin now: it holds
+  // the mutex, or is inside the bin's biased section as recorded by a
+  // section_scope (bias_ alone cannot say: a revoker clears it while the
+  // owner is still inside, and waits for it to leave), or changes it under
+  // a quiescent_scope.
+  bool held_by_caller() const noexcept {
+    if (word_.held_by(thread_number()) || inside_section()) return true;
+    for (const section_frame* f = quiescent_top(); f != nullptr; f = f->prev)
+      if (f->lock == this) return true;
+    return false;
+  }
+
   // Returns: true if the calling thread is inside this bin's biased section
   // (recorded by a section_scope).
   bool inside_section() const noexcept {
@@ -233,6 +248,31 @@ class bin_lock {
   std::uint16_t settled_ = 0;           // owner's operations since the bias was lost; likewise
 };
 
+// Records, for the lifetime of the scope, that the calling thread changes
+// the bin of `lock` without taking it, because the operation requires a
+// quiescent pool (erase): the lock contract check accepts the change. It
+// is not a biased section: a ~T run meanwhile may still lock the bin.
+class quiescent_scope {
+ public:
+  explicit quiescent_scope(const bin_lock& lock) noexcept : frame_{&lock, quiescent_top()} {
+    quiescent_top() = &frame_;
+  }
+  ~quiescent_scope() { quiescent_top() = frame_.prev; }
+  quiescent_scope(const quiescent_scope&) = delete;
+  quiescent_scope& operator=(const quiescent_scope&) = delete;
+
+ private:
+  section_frame frame_;
+};
+
+// A "Requires: the bin's lock" of travpool's own code found broken (checked
+// under checks::on): a bug in travpool, not misuse, so it reports `what`
+// and aborts rather than throw through a noexcept path.
+[[noreturn, gnu::cold, gnu::noinline]] inline void lock_contract_violated(const char* what) noexcept {
+  std::fprintf(stderr, "travpool: internal error: %s without holding the bin's lock\n", what);
+  std::abort();
+}
+
 // Records, for the lifetime of the scope, that the calling thread is inside
 // the biased section of `lock` (used around code that runs destructors).
 class section_scope {
@@ -245,34 +285,5 @@ class section_scope {
  private:
   section_frame frame_;
 };
-
-struct bin_base;
-
-// A thread's remembered bin for one pool. Keyed by the pool's id, which is
-// never reused, so an entry of a destroyed pool is never followed, whatever
-// address a new pool gets. Entries are plain data (no TLS guard on the fast
-// path); at thread exit, detail::thread_claims (thread_claims.hpp)
-// releases the claims on the remembered bins. A thread may use many pools:
-// entries are direct-mapped by id, so up to remembered_slots pools with
-// consecutive ids never evict each other, and an evicted pool only costs
-// its next create a scan.
-struct remembered_bin {
-  std::uint64_t pool_id = 0;
-  bin_base* bin = nullptr;  // claimed by this thread (or being left)
-  bin_base* hot = nullptr;  // last biased destroy's bin, or nullptr: a hint
-};
-inline constexpr std::size_t remembered_slots = 16;
-
-struct alignas(64) remembered_table {  // one per thread, on its own lines
-  remembered_bin slots[remembered_slots];
-};
-
-inline remembered_bin& remembered_slot(std::size_t k) noexcept {
-  thread_local remembered_table table;
-  return table.slots[k];
-}
-inline remembered_bin& remembered_for(std::uint64_t pool_id) noexcept {
-  return remembered_slot(pool_id % remembered_slots);
-}
 
 }  // namespace travpool::detail

@@ -1,14 +1,14 @@
-// travpool/detail/acquire_concurrent.hpp: bin acquisition for
-// sync::bin_locks (the paper's section 4), with the interface described in
-// acquire_local.hpp: the claim and biased-lock protocol of take, untake,
+// travpool/detail/bin_locks/concurrent_bins.hpp: bin acquisition for
+// sync::bin_locks (the paper's section 4), with the interface of
+// ../acquisition.hpp: the claim and biased-lock protocol of take, untake,
 // locked and free_chunk. The bin list, its locks, the retired list and the
 // list-wide operations are in the base, concurrent_bin_list
 // (concurrent_list.hpp); what an exiting thread gives back is in
-// thread_claims.hpp.
+// thread_claims.hpp. Lock order: docs/design.md, "Locks and their order".
 //
 // DESIGN NOTE
 // ===========
-// Claims. Each thread remembers one bin per pool (remembered_for) and
+// Claims. Each thread remembers one bin per pool (remembered_bins.hpp) and
 // claims it: b->claim_ = the thread's number. Other threads' scans skip a
 // claimed bin without touching its lock, so threads fill different bins,
 // and the claimant's creates and destroys in it run in the biased section,
@@ -43,10 +43,11 @@
 #include <shared_mutex>
 #include <utility>
 
-#include "acquire_local.hpp"
-#include "bin.hpp"
+#include "../acquire_local.hpp"
+#include "../bin.hpp"
 #include "bin_lock.hpp"
 #include "concurrent_list.hpp"
+#include "remembered_bins.hpp"
 #include "thread_claims.hpp"
 
 namespace travpool::detail {
@@ -85,7 +86,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked> {
       if (bin* h = slot.hot; h != nullptr) {
         if (h->lock_.enter(thread_number())) {
           if (!h->full()) {
-            const std::uint32_t i = take_chunk(*h);
+            const std::uint32_t i = take_in_section(*h);
             h->lock_.leave();
             return {h, i, false};
           }
@@ -98,7 +99,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked> {
       // takes its lock, which revokes the bias.)
       if (b->lock_.enter(thread_number())) {
         if (!b->full()) {
-          const std::uint32_t i = take_chunk(*b);
+          const std::uint32_t i = take_in_section(*b);
           b->lock_.leave();
           return {b, i, false};
         }
@@ -172,6 +173,17 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked> {
   }
 
  private:
+  // take_chunk inside b's biased section, which the caller entered; under
+  // Checked recorded by a section_scope, as locked() records it, so that
+  // the lock contract check (begin_change) sees it.
+  TRAVPOOL_ALWAYS_INLINE std::uint32_t take_in_section(bin& b) noexcept {
+    if constexpr (Checked) {
+      const section_scope inside(b.lock_);
+      return take_chunk(b);
+    } else {
+      return take_chunk(b);
+    }
+  }
   TRAVPOOL_ALWAYS_INLINE std::uint32_t take_chunk(bin& b) noexcept {
     begin_change(b);
     const std::uint32_t i = algo::create(b);

@@ -1,8 +1,9 @@
-// travpool/detail/thread_claims.hpp: what a thread that exits gives back to
-// the concurrent pools it used (sync::bin_locks, acquire_concurrent.hpp).
+// travpool/detail/bin_locks/thread_claims.hpp: what a thread that exits
+// gives back to the concurrent pools it used (sync::bin_locks,
+// concurrent_bins.hpp).
 //
-// A thread claims the bin it remembers for each pool (bin_lock.hpp:
-// remembered_for) and holds its lock's bias. When the thread exits, those
+// A thread claims the bin it remembers for each pool (remembered_bins.hpp)
+// and holds its lock's bias. When the thread exits, those
 // claims are released, so the next thread's scan reuses the partly filled
 // bins instead of mapping new ones. The pool may be gone by then: the
 // claim registry below knows which pools are live, and a live pool's bins
@@ -19,9 +20,10 @@
 #include <new>
 #include <vector>
 
-#include "bin.hpp"
+#include "../bin.hpp"
+#include "../platform.hpp"
 #include "bin_lock.hpp"
-#include "platform.hpp"
+#include "remembered_bins.hpp"
 
 namespace travpool::detail {
 
@@ -32,9 +34,10 @@ namespace travpool::detail {
 // mapped (retired bins stay mapped until the pool goes). This is what lets
 // a thread release its claims when it exits or evicts a remembered bin
 // without knowing whether the pool still exists.
-// Lock order: registry, then a bin's lock, but only with try_lock: the
-// registry is never held while waiting for a bin, so a thread holding a
-// bin's lock may take the registry (a ~T that creates in another pool).
+// Lock order (docs/design.md, "Locks and their order"): a thread holding a
+// bin's lock may take the registry (a ~T that creates in another pool), so
+// the registry takes a bin's lock only with try_lock, and never waits for
+// one while held.
 class claim_registry {
  public:
   // Never destroyed: threads may exit after static destruction has begun.

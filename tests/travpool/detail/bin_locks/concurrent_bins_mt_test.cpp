@@ -1,5 +1,6 @@
-// The concurrent acquisition layer (sync::bin_locks) without a payload
-// type: claims, retirement and reuse of bins on one thread, then the
+// The concurrent acquisition layer (sync::bin_locks,
+// detail/bin_locks/concurrent_bins.hpp) without a payload type: claims,
+// retirement and reuse of bins on one thread, the lock contract, then the
 // protocol under threads (runs under ThreadSanitizer): takes, frees in the
 // thread's own and other threads' bins, size() and shrink() meanwhile. A
 // side table of per-chunk flags proves no chunk is handed out twice at a
@@ -7,6 +8,7 @@
 // synchronisation that could hide a race in the layer from TSan.
 #include <algorithm>
 #include <atomic>
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -19,11 +21,15 @@
 #include <utility>
 #include <vector>
 
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
-#include <travpool/detail/acquire_concurrent.hpp>
+#include <travpool/detail/bin_locks/concurrent_bins.hpp>
 
-#include "bins_test_util.hpp"
+#include "../bins_test_util.hpp"
 
 namespace {
 
@@ -347,6 +353,34 @@ TEMPLATE_TEST_CASE("concurrent_bins on one thread: claims, leaving a full bin, r
   validate(s);
   s.release_all(nullptr);  // unmaps the retired bins too
   CHECK(s.bin_count() == 0);
+}
+
+// Checked: a change of a bin's chunks outside its lock and biased section
+// breaks the layer's lock contract, which aborts (tried in a child
+// process); the same free under locked() succeeds.
+TEST_CASE("concurrent_bins, checked: freeing a chunk without the bin's lock aborts", "[acquire][concurrent]") {
+  td::concurrent_bins<compact_shared, true> s(4);
+  const td::taken t = s.take();
+  REQUIRE(t.bin->lock_.biased_to() == td::thread_number());  // biased, but not inside the section
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    std::signal(SIGABRT, SIG_DFL);           // not Catch's handler
+    std::freopen("/dev/null", "w", stderr);  // the report is expected
+    s.free_chunk(*t.bin, t.index);
+    std::_Exit(0);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGABRT);
+  s.locked(*t.bin, [&] {
+    s.free_chunk(*t.bin, t.index);
+    return 0;
+  });
+  CHECK(s.size() == 0);
+  validate(s);
+  s.release_all(nullptr);
 }
 
 TEST_CASE("concurrent_bins under threads, checked: no chunk is handed out twice", "[acquire][concurrent][threads]") {

@@ -1,16 +1,18 @@
-// travpool/detail/concurrent_list.hpp: the bin list of sync::bin_locks
-// pools (the paper's section 4), the base of concurrent_bins
-// (acquire_concurrent.hpp): the list-wide operations of the acquisition
-// interface (acquire_local.hpp) under a readers-writers lock, the retired
-// list, and the pool's enrolment in the claim registry (thread_claims.hpp).
+// travpool/detail/bin_locks/concurrent_list.hpp: the bin list of
+// sync::bin_locks pools (the paper's section 4), the base of
+// concurrent_bins (concurrent_bins.hpp): the list-wide operations of the
+// acquisition interface (../acquisition.hpp) under a readers-writers lock,
+// the retired list, and the pool's enrolment in the claim registry
+// (thread_claims.hpp).
 //
 // DESIGN NOTE
 // ===========
 // Locks: a readers-writers lock on the bin list (readers: scans; writer:
 // adding, retiring or reusing a bin), a lock per bin (bin_lock.hpp, biased
-// to the bin's claimant), and the storage's span mutex. Order: list, then
-// bin, then spans. T is constructed and destroyed under a bin's lock or
-// biased section only, never under the list lock.
+// to the bin's claimant), and the storage's span mutex; their order, with
+// every other lock's: docs/design.md, "Locks and their order". T is
+// constructed and destroyed under a bin's lock or biased section only,
+// never under the list lock.
 //
 // Retired bins. shrink() cannot unmap an empty bin: other threads may still
 // remember it and read its header. It unlinks the bin, returns its chunk
@@ -33,9 +35,9 @@
 #include <type_traits>
 #include <utility>
 
-#include "bin.hpp"
+#include "../bin.hpp"
+#include "../platform.hpp"
 #include "bin_lock.hpp"
-#include "platform.hpp"
 #include "thread_claims.hpp"
 
 namespace travpool::detail {
@@ -147,10 +149,16 @@ class concurrent_bin_list : public Storage {
     }
   }
 
-  // Checked pools: a change is under way while b.mods_ is odd, so that
-  // sweeps can detect a race without taking the lock.
+  // Requires: b's lock, or b's biased section (every change of a bin's
+  // chunks, so also erase and clear, which take it under checks::on).
+  // Checked pools: the requirement is checked, and a change is under way
+  // while b.mods_ is odd, so that sweeps can detect a race without taking
+  // the lock.
   static void begin_change([[maybe_unused]] bin& b) noexcept {
-    if constexpr (Checked) b.mods_.store(b.mods_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    if constexpr (Checked) {
+      if (!b.lock_.held_by_caller()) lock_contract_violated("a bin's chunks changed");
+      b.mods_.store(b.mods_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
   }
   static void end_change(bin& b) noexcept { begin_change(b); }
 
