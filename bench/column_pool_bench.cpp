@@ -4,7 +4,7 @@
 // PMP/OpenMesh-style meshes do before garbage collection); and create +
 // destroy churn against travpool::pool.
 //   range-for     for (h : pool) y[h] = 2 * x[h] + 1
-//   segments      for (s : pool.segments()) for (h = s.first; h < s.last; ++h) ...
+//   runs          for (s : pool.runs()) for (h = s.first; h < s.last; ++h) ...
 //   for_each      pool.for_each([&](h) { ... })
 #include <cstdint>
 #include <random>
@@ -70,12 +70,12 @@ void range_for(benchmark::State& st) {
   st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * f.pool.size()));
 }
 
-void segments(benchmark::State& st) {
+void runs(benchmark::State& st) {
   auto& f = get(st.range(0) != 0);
   float* x = f.x.data();
   float* y = f.y.data();
   for (auto _ : st) {
-    for (travpool::handle_run s : f.pool.segments())
+    for (travpool::handle_run s : f.pool.runs())
       for (std::uint32_t h = s.first; h < s.last; ++h) y[h] = 2 * x[h] + 1;
     benchmark::ClobberMemory();
   }
@@ -133,7 +133,7 @@ BENCHMARK(churn_pool)->Unit(benchmark::kMicrosecond);
 // Argument: 0 = every slot live, 1 = a random half destroyed.
 BENCHMARK(vector_loop)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(range_for)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
-BENCHMARK(segments)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+BENCHMARK(runs)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(for_each)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

@@ -1,7 +1,7 @@
 // examples/mesh/algorithms.hpp: the Sieger & Botsch mesh-benchmark operations
 // on travpool::mesh::triangle_mesh, serial and parallel.
 //
-// Parallel loops run over the column segments of the pools' partitions
+// Parallel loops run over the handle runs of the pools' partitions
 // with OpenMP (partition(4 * threads), scheduled dynamically) or of the
 // pools' TBB ranges (tbb::parallel_for(range(), ...)). Each element is computed from the
 // same inputs in the same order as in the serial loop, so the parallel
@@ -44,12 +44,12 @@ inline const char* to_string(execution e) noexcept {
 // Calls f(handle) for every live element of `elements` (an element_range):
 // serially, a bitmap word at a time; with OpenMP over
 // elements.partition(4 * threads), scheduled dynamically; with TBB over
-// elements.range(). Each part runs over its column segments [first, last),
+// elements.range(). Each part runs over its handle runs [first, last),
 // so the inner loop is a plain index loop. f must not create or destroy
 // elements and must be safe to run concurrently on distinct elements.
 template <class Handle, class F>
 void for_each_element(const element_range<Handle>& elements, execution how, F&& f) {
-  auto run_segments = [&](auto runs) {
+  auto sweep_runs = [&](auto runs) {
     for (const auto s : runs)
       for (std::uint32_t h = s.first; h < s.last; ++h) f(Handle(h));
   };
@@ -66,7 +66,7 @@ void for_each_element(const element_range<Handle>& elements, execution how, F&& 
         auto parts = elements.partition(4 * static_cast<std::size_t>(threads));
         const auto n = static_cast<std::ptrdiff_t>(parts.size());
 #pragma omp parallel for schedule(dynamic, 1)
-        for (std::ptrdiff_t i = 0; i < n; ++i) run_segments(element_pool::segments(parts[static_cast<std::size_t>(i)]));
+        for (std::ptrdiff_t i = 0; i < n; ++i) sweep_runs(element_pool::runs(parts[static_cast<std::size_t>(i)]));
         return;
       }
 #endif
@@ -75,7 +75,7 @@ void for_each_element(const element_range<Handle>& elements, execution how, F&& 
     }
     case execution::tbb:
       tbb::parallel_for(elements.range(),
-                        [&](const element_pool::range_type& r) { run_segments(element_pool::segments(r)); });
+                        [&](const element_pool::range_type& r) { sweep_runs(element_pool::runs(r)); });
       return;
   }
 }

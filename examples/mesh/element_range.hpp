@@ -2,7 +2,7 @@
 // column pools, yielding typed handles.
 //
 // The mesh hands out these views, never its pools: a view can iterate,
-// partition and list segments, but cannot create or destroy elements or
+// partition and list runs, but cannot create or destroy elements or
 // reach the pool's columns, so connectivity cannot be broken through it.
 #pragma once
 
@@ -68,7 +68,7 @@ class element_range {
     p_->for_each([&](std::uint32_t i) { f(Handle(i)); });
   }
   // Returns: maximal runs [first, last) of live handle indices.
-  auto segments() const noexcept { return p_->segments(); }
+  auto runs() const noexcept { return p_->runs(); }
   // Returns: k parts of whole bins (element_pool::partition).
   auto partition(std::size_t k) const { return p_->partition(k); }
   // Returns: a TBB Range over the bins (element_pool::range()).

@@ -97,7 +97,7 @@
 
 namespace travpool {
 
-// A maximal run [first, last) of live handles (segments()).
+// A maximal run [first, last) of live handles (runs()).
 using handle_run = detail::handle_run;
 
 inline constexpr std::uint32_t default_column_bin_slots = 1u << 15;
@@ -323,12 +323,14 @@ class basic_column_pool {
   iterator begin() const noexcept { return iterator::first_from(core_.first()); }
   iterator end() const noexcept { return iterator::at_end(core_.root()); }
   // Returns: the maximal runs [first, last) of live handles, in iteration
-  // order; their union is exactly the live set.
-  detail::run_range segments() const noexcept { return begin().segments_until(end()); }
-  // Returns: the runs of a part of partition() or of a range().
+  // order; their union is exactly the live set. (Named runs, not segments:
+  // basic_pool::segments() are blocks of one bitmap word.)
+  detail::run_range runs() const noexcept { return begin().runs_until(end()); }
+  // Returns: the runs of a part of partition() (also its runs()) or of a
+  // range().
   template <class Range>
-  static detail::run_range segments(const Range& r) noexcept {
-    return r.begin().segments_until(r.end());
+  static detail::run_range runs(const Range& r) noexcept {
+    return r.begin().runs_until(r.end());
   }
   // Effects: f(h) for every live handle, a bitmap word at a time.
   template <class F>
@@ -393,7 +395,7 @@ class basic_column_pool {
   }
   // Effects: within every bin, moves the live handles' elements down so
   // that the bin's live handles are its first live_ slots (one segment per
-  // bin). Never needed: iteration, segments and memory use do not depend
+  // bin). Never needed: iteration, runs and memory use do not depend
   // on it. Returns: old -> new for every handle that moved; every other
   // handle is unchanged. Complexity: O(size() x columns + bins).
   //

@@ -28,6 +28,9 @@ class pool_subrange {
   }
   // Returns: this range's segments (see basic_pool::segments()).
   auto segments() const noexcept requires Iterator::contiguous_runs { return begin_.segments_until(end_); }
+  // Returns: this range's maximal runs of live handles (see
+  // basic_column_pool::runs()).
+  auto runs() const noexcept requires Iterator::handle_runs { return begin_.runs_until(end_); }
 
  private:
   Iterator begin_{};

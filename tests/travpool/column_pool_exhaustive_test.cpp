@@ -1,6 +1,6 @@
 // The column pool over every sequence of up to 9 operations (create, or
 // destroy of any live handle) from an empty pool: after each, iteration,
-// reverse iteration, segments and is_live equal the model's live set, a
+// reverse iteration, runs and is_live equal the model's live set, a
 // reused slot holds the initial value, and (at each leaf) validate() holds.
 #include <algorithm>
 #include <cstdint>
@@ -31,7 +31,7 @@ struct explorer {
     std::reverse(back.begin(), back.end());
     REQUIRE(back == live);
     std::vector<std::uint32_t> runs;
-    for (handle_run r : pool.segments())
+    for (handle_run r : pool.runs())
       for (std::uint32_t h = r.first; h < r.last; ++h) runs.push_back(h);
     REQUIRE(runs == live);
     for (std::uint32_t h = 0; h < 12; ++h) REQUIRE(pool.is_live(h) == std::binary_search(live.begin(), live.end(), h));

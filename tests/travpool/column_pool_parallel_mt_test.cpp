@@ -1,5 +1,5 @@
 // Parallel sweeps of a column pool: tbb::parallel_reduce over range() (each
-// part's segments), OpenMP over partition(k), and parallel_for_each, each
+// part's runs), OpenMP over partition(k), and parallel_for_each, each
 // against the serial sweep, bit for bit (integer sums).
 #include <cstdint>
 #include <random>
@@ -36,13 +36,13 @@ struct filled {
 
 }  // namespace
 
-TEST_CASE("column pool: tbb::parallel_reduce over range() segments equals the serial sum", "[column_pool][tbb]") {
+TEST_CASE("column pool: tbb::parallel_reduce over the runs of range() equals the serial sum", "[column_pool][tbb]") {
   tbb::global_control threads(tbb::global_control::max_allowed_parallelism, 4);
   filled f;
   const std::uint64_t sum = tbb::parallel_reduce(
       f.pool.range(), std::uint64_t{0},
       [&](const column_pool::range_type& r, std::uint64_t acc) {
-        for (handle_run s : column_pool::segments(r))
+        for (handle_run s : column_pool::runs(r))
           for (std::uint32_t h = s.first; h < s.last; ++h) acc += f.v[h];
         return acc;
       },
@@ -57,7 +57,7 @@ TEST_CASE("column pool: OpenMP over partition(k) and parallel_for_each equal the
   const auto n = static_cast<std::ptrdiff_t>(parts.size());
 #pragma omp parallel for schedule(static, 1) num_threads(4)
   for (std::ptrdiff_t i = 0; i < n; ++i)
-    for (handle_run s : parts[static_cast<std::size_t>(i)].segments())
+    for (handle_run s : parts[static_cast<std::size_t>(i)].runs())
       for (std::uint32_t h = s.first; h < s.last; ++h) sums[static_cast<std::size_t>(i)] += f.v[h];
   std::uint64_t sum = 0;
   for (std::uint64_t s : sums) sum += s;

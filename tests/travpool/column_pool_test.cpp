@@ -23,7 +23,7 @@ using namespace travpool;
 
 static_assert(std::bidirectional_iterator<column_pool::iterator>);
 static_assert(std::ranges::bidirectional_range<const column_pool>);
-static_assert(std::forward_iterator<decltype(std::declval<column_pool&>().segments().begin())>);
+static_assert(std::forward_iterator<decltype(std::declval<column_pool&>().runs().begin())>);
 
 template <class... Options>
 struct opts {
@@ -106,7 +106,7 @@ void verify(const observed& o, const std::map<std::uint32_t, values>& model, col
   REQUIRE(flatten(o.runs) == o.seen);
   // for_each: the same sequence.
   REQUIRE(o.each == o.seen);
-  // Partitions: the parts in order are the sequence; their segments too.
+  // Partitions: the parts in order are the sequence; their runs too.
   std::vector<std::uint32_t> joined, joined_runs;
   std::size_t total = 0;
   for (auto& part : o.parts) {
@@ -131,11 +131,11 @@ void check_against(const Pool& pool, const std::map<std::uint32_t, values>& mode
   o.seen.assign(pool.begin(), pool.end());
   for (auto it = pool.end(); it != pool.begin();) o.back.push_back(*--it);
   std::reverse(o.back.begin(), o.back.end());
-  for (handle_run r : pool.segments()) o.runs.push_back(r);
+  for (handle_run r : pool.runs()) o.runs.push_back(r);
   pool.for_each([&](std::uint32_t h) { o.each.push_back(h); });
   for (auto& part : pool.partition(parts)) {
     observed::part p{{part.begin(), part.end()}, {}, part.size()};
-    for (handle_run r : part.segments()) p.runs.push_back(r);
+    for (handle_run r : part.runs()) p.runs.push_back(r);
     o.parts.push_back(std::move(p));
   }
   o.is_live = [&pool](std::uint32_t h) { return pool.is_live(h); };
@@ -210,7 +210,7 @@ TEMPLATE_TEST_CASE("column pool matches a model under random operations", "[colu
   REQUIRE(moved.size() == model.size());
   check_against(pool, moved, x, name, 2);
   std::size_t runs = 0;
-  for ([[maybe_unused]] handle_run r : pool.segments()) ++runs;
+  for ([[maybe_unused]] handle_run r : pool.runs()) ++runs;
   REQUIRE(runs <= pool.bin_count());
   // Destroy everything, give everything back.
   for (auto& [h, v] : moved) pool.destroy(h);
@@ -273,7 +273,7 @@ TEMPLATE_TEST_CASE("column pool rejects stale and foreign handles", "[column_poo
   pool.validate();
 }
 
-TEST_CASE("column pool TBB ranges split by live counts and give segments", "[column_pool]") {
+TEST_CASE("column pool TBB ranges split by live counts and give runs", "[column_pool]") {
   struct split {};
   column_pool pool(std::uint64_t{small_bins} * 8, small_bins);
   std::vector<std::uint32_t> hs;
@@ -285,7 +285,7 @@ TEST_CASE("column pool TBB ranges split by live counts and give segments", "[col
   REQUIRE(r.size() + right.size() == pool.size());
   std::vector<std::uint32_t> joined, all(pool.begin(), pool.end());
   for (auto* part : {&r, &right})
-    for (handle_run s : column_pool::segments(*part))
+    for (handle_run s : column_pool::runs(*part))
       for (std::uint32_t h = s.first; h < s.last; ++h) joined.push_back(h);
   REQUIRE(joined == all);
 }

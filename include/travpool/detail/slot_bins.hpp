@@ -160,8 +160,8 @@ class handle_iterator {
   using iterator_concept = std::bidirectional_iterator_tag;
   using iterator_category = std::input_iterator_tag;  // yields prvalues
   using reference = std::uint32_t;
-  // pool_subrange offers segments() (here: handle runs).
-  static constexpr bool contiguous_runs = true;
+  // pool_subrange offers runs().
+  static constexpr bool handle_runs = true;
 
   handle_iterator() = default;
 
@@ -251,7 +251,7 @@ class handle_iterator {
     }
   }
   // Requires: as for_each_until. Returns: the runs of [*this, last).
-  run_range segments_until(const handle_iterator& last) const noexcept {
+  run_range runs_until(const handle_iterator& last) const noexcept {
     return run_range(bin_, bits_ == 0 ? 0 : chunk(), last.bin_);
   }
 
