@@ -150,35 +150,48 @@ class triangle_mesh {
   ring<circulate::vertices, true> vertices_of(Face f) const noexcept { return {{links_, face_of_, half_[f]}}; }
 
   // --- properties (section "Construction and properties" below) ---
-  // add_X_property<T>(name, init): a column of T for every element of kind X,
-  // init for existing and future ones. Throws usage_error if the name is
-  // taken or reserved (the "tp:" prefix). get_X_property<T>(name): its key
-  // (read-only on a const mesh); usage_error if none, reserved, or not a T.
-  // remove_X_property(p or name): drops the column; its keys are invalid.
-#define TRAVPOOL_MESH_PROPERTY_FAMILY(kind, Handle, pool)                                            \
-  template <class T>                                                                                 \
-  property<Handle, T> add_##kind##_property(std::string name, T init = T{}) {                        \
-    return add_property<Handle, T>(pool, std::move(name), std::move(init));                          \
-  }                                                                                                  \
-  template <class T>                                                                                 \
-  property<Handle, T> get_##kind##_property(std::string_view name) {                                 \
-    return property<Handle, T>(user_column<property_element<Handle, T>>(pool, name));                \
-  }                                                                                                  \
-  template <class T>                                                                                 \
-  property<Handle, const T> get_##kind##_property(std::string_view name) const {                     \
-    return property<Handle, const T>(user_column<const property_element<Handle, T>>(pool, name));    \
-  }                                                                                                  \
-  bool has_##kind##_property(std::string_view name) const noexcept { return pool.has_column(name); } \
-  template <class T>                                                                                 \
-  void remove_##kind##_property(property<Handle, T> p) {                                             \
-    remove_property(pool, p.column_key());                                                           \
-  }                                                                                                  \
-  void remove_##kind##_property(std::string_view name) { remove_property(pool, name); }
-  TRAVPOOL_MESH_PROPERTY_FAMILY(vertex, Vertex, vertices_)
-  TRAVPOOL_MESH_PROPERTY_FAMILY(halfedge, Halfedge, edges_)
-  TRAVPOOL_MESH_PROPERTY_FAMILY(edge, Edge, edges_)
-  TRAVPOOL_MESH_PROPERTY_FAMILY(face, Face, faces_)
-#undef TRAVPOOL_MESH_PROPERTY_FAMILY
+  // Handle is Vertex, Halfedge, Edge or Face: the kind of element the
+  // property is of (a halfedge property lives in the edges' pool, both
+  // halves in one element). Names starting with "tp:" are reserved.
+
+  // Effects: adds a column of T for every element of kind Handle: init in
+  // existing and future ones. Returns: its key.
+  // Throws: usage_error if the name is taken or reserved.
+  template <class Handle, class T>
+  property<Handle, T> add_property(std::string name, T init = T{}) {
+    return add_user_column<Handle, T>(pool_of<Handle>(), std::move(name), std::move(init));
+  }
+  // Returns: the key of the property of kind Handle named `name`, read-only
+  // on a const mesh. Throws: usage_error if none, reserved, or not a T.
+  template <class Handle, class T>
+  property<Handle, T> get_property(std::string_view name) {
+    return property<Handle, T>(user_column<property_element<Handle, T>>(pool_of<Handle>(), name));
+  }
+  template <class Handle, class T>
+  property<Handle, const T> get_property(std::string_view name) const {
+    return property<Handle, const T>(user_column<const property_element<Handle, T>>(pool_of<Handle>(), name));
+  }
+  // Returns: get_property<Handle, T>(name) if it exists, else
+  // add_property<Handle, T>(name, init). Throws: as those.
+  template <class Handle, class T>
+  property<Handle, T> get_or_add_property(std::string name, T init = T{}) {
+    if (has_property<Handle>(name)) return get_property<Handle, T>(name);
+    return add_property<Handle, T>(std::move(name), std::move(init));
+  }
+  template <class Handle>
+  bool has_property(std::string_view name) const noexcept {
+    return pool_of<Handle>().has_column(name);
+  }
+  // Effects: drops the property's column; its keys become invalid.
+  // Throws: usage_error for one of the mesh's own columns (or name).
+  template <class Handle, class T>
+  void remove_property(property<Handle, T> p) {
+    remove_user_column(pool_of<Handle>(), p.column_key());
+  }
+  template <class Handle>
+  void remove_property(std::string_view name) {
+    remove_user_column(pool_of<Handle>(), name);
+  }
 
   // --- editing (sections "Element primitives and local edits" and
   // "Adding and deleting triangles" below) ---
@@ -260,15 +273,32 @@ class triangle_mesh {
   }
 
  private:
+  // The pool that holds the elements of kind Handle (edges_ for halfedges).
+  template <class Handle>
+  element_pool& pool_of() noexcept {
+    static_assert(std::is_same_v<Handle, Vertex> || std::is_same_v<Handle, Halfedge> || std::is_same_v<Handle, Edge> ||
+                      std::is_same_v<Handle, Face>,
+                  "triangle_mesh: a property is of Vertex, Halfedge, Edge or Face");
+    if constexpr (std::is_same_v<Handle, Vertex>)
+      return vertices_;
+    else if constexpr (std::is_same_v<Handle, Face>)
+      return faces_;
+    else
+      return edges_;
+  }
+  template <class Handle>
+  const element_pool& pool_of() const noexcept {
+    return const_cast<triangle_mesh*>(this)->pool_of<Handle>();
+  }
   template <class Handle, class T>
-  property<Handle, T> add_property(element_pool& pool, std::string name, T init);
+  property<Handle, T> add_user_column(element_pool& pool, std::string name, T init);
   template <class E>
   static column<E> user_column(const element_pool& pool, std::string_view name);
   template <class E>
   static column<E> user_column(element_pool& pool, std::string_view name);
   template <class E>
-  void remove_property(element_pool& pool, column<E> key);
-  void remove_property(element_pool& pool, std::string_view name);
+  void remove_user_column(element_pool& pool, column<E> key);
+  void remove_user_column(element_pool& pool, std::string_view name);
   static void check_user_name(std::string_view name);
 
   Edge new_edge(Vertex a, Vertex b);
@@ -316,7 +346,7 @@ inline void triangle_mesh::check_user_name(std::string_view name) {
 }
 
 template <class Handle, class T>
-property<Handle, T> triangle_mesh::add_property(element_pool& pool, std::string name, T init) {
+property<Handle, T> triangle_mesh::add_user_column(element_pool& pool, std::string name, T init) {
   check_user_name(name);
   if constexpr (std::is_same_v<Handle, Halfedge>)
     return property<Handle, T>(pool.add_column<std::array<T, 2>>(std::move(name), {init, init}));
@@ -337,7 +367,7 @@ column<E> triangle_mesh::user_column(element_pool& pool, std::string_view name) 
 }
 
 template <class E>
-void triangle_mesh::remove_property(element_pool& pool, column<E> key) {
+void triangle_mesh::remove_user_column(element_pool& pool, column<E> key) {
   const void* id = key.id();
   if (id == out_.column_key().id() || id == position_.column_key().id() || id == vnormal_.column_key().id() ||
       id == links_.column_key().id() || id == face_of_.column_key().id() || id == half_.column_key().id() ||
@@ -346,7 +376,7 @@ void triangle_mesh::remove_property(element_pool& pool, column<E> key) {
   pool.remove_column(key);
 }
 
-inline void triangle_mesh::remove_property(element_pool& pool, std::string_view name) {
+inline void triangle_mesh::remove_user_column(element_pool& pool, std::string_view name) {
   check_user_name(name);
   pool.remove_column(name);
 }

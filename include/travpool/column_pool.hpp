@@ -210,6 +210,16 @@ class basic_column_pool {
         [this](std::uint32_t q) { return index_.at(q) != nullptr; }, *this);
   }
 
+  // Returns: the key of the column named `name` if there is one, else the
+  // key of a new one, as add_column(name, init) (get-or-add).
+  // Throws: usage_error if the column exists with a type other than T; as
+  // add_column if it is added.
+  template <class T>
+  column<T> get_or_add_column(std::string name, T init = T{}) {
+    if (has_column(name)) return get_column<T>(name);
+    return add_column<T>(std::move(name), std::move(init));
+  }
+
   // Returns: the key of the column named `name`.
   // Throws: usage_error if there is none or its type is not T.
   template <class T>

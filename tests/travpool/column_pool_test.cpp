@@ -233,6 +233,14 @@ TEMPLATE_TEST_CASE("column pool columns are found by name and type", "[column_po
   REQUIRE_THROWS_AS(pool.template get_column<float>("a"), usage_error);
   REQUIRE_THROWS_AS(pool.template get_column<double>("b"), usage_error);
   REQUIRE_THROWS_AS(pool.template add_column<int>("a"), usage_error);
+  // get-or-add: the existing column (its init is not applied again), else a new one.
+  REQUIRE(pool.template get_or_add_column<double>("a", 9.0) == a);
+  REQUIRE(a[h] == 2.0);
+  REQUIRE_THROWS_AS(pool.template get_or_add_column<float>("a"), usage_error);
+  auto g = pool.template get_or_add_column<short>("g", short{3});
+  REQUIRE(pool.column_count() == 2);
+  REQUIRE(g[h] == 3);
+  pool.remove_column(g);
   const pool_type& cp = pool;
   column<const double> ca = cp.template get_column<double>("a");
   REQUIRE(ca[h] == 2.0);

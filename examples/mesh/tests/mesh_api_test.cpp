@@ -88,10 +88,10 @@ TEST_CASE("reserve keeps the mesh and its handles as they are", "[mesh]") {
 
 TEST_CASE("typed properties on every element kind", "[mesh]") {
   auto m = cube_soup().build();
-  auto vid = m.add_vertex_property<int>("id", -1);
-  auto eid = m.add_edge_property<std::uint32_t>("id", 7);
-  auto hid = m.add_halfedge_property<int>("side", 0);
-  auto fid = m.add_face_property<double>("area", 1.5);
+  auto vid = m.add_property<Vertex, int>("id", -1);
+  auto eid = m.add_property<Edge, std::uint32_t>("id", 7);
+  auto hid = m.add_property<Halfedge, int>("side", 0);
+  auto fid = m.add_property<Face, double>("area", 1.5);
   for (const Vertex v : m.vertices()) REQUIRE(vid[v] == -1);
   for (const Edge e : m.edges()) REQUIRE(eid[e] == 7);
   for (const Face f : m.faces()) REQUIRE(fid[f] == 1.5);
@@ -100,32 +100,40 @@ TEST_CASE("typed properties on every element kind", "[mesh]") {
   for (const Edge e : m.edges()) hid[e.halfedge(0)] = 10, hid[e.halfedge(1)] = 11;
   for (const Edge e : m.edges()) CHECK((hid[e.halfedge(0)] == 10 && hid[e.halfedge(1)] == 11));
   // get by name, typed; read-only on a const mesh.
-  auto again = m.get_vertex_property<int>("id");
+  auto again = m.get_property<Vertex, int>("id");
   i = 0;
   for (const Vertex v : m.vertices()) CHECK(again[v] == i++);
   const triangle_mesh& cm = m;
-  auto ro = cm.get_vertex_property<int>("id");
+  auto ro = cm.get_property<Vertex, int>("id");
   STATIC_REQUIRE(std::is_same_v<decltype(ro[Vertex()]), const int&>);
-  CHECK(cm.get_halfedge_property<int>("side")[Halfedge(1)] == 11);
+  CHECK(cm.get_property<Halfedge, int>("side")[Halfedge(1)] == 11);
   // New elements get the initial value; the name is taken; types must match.
   const Vertex nv = m.split(*m.faces().begin(), {0.5, 0.5, 0.5});
   CHECK(vid[nv] == -1);
-  CHECK_THROWS_AS(m.add_vertex_property<int>("id"), travpool::usage_error);
-  CHECK_THROWS_AS(m.get_vertex_property<double>("id"), travpool::usage_error);
-  CHECK_THROWS_AS(m.get_face_property<double>("nope"), travpool::usage_error);
+  CHECK_THROWS_AS((m.add_property<Vertex, int>("id")), travpool::usage_error);
+  CHECK_THROWS_AS((m.get_property<Vertex, double>("id")), travpool::usage_error);
+  CHECK_THROWS_AS((m.get_property<Face, double>("nope")), travpool::usage_error);
   // The mesh's own columns are out of reach.
-  CHECK_THROWS_AS(m.get_halfedge_property<halfedge_link>("tp:links"), travpool::usage_error);
-  CHECK_THROWS_AS(m.add_vertex_property<int>("tp:x"), travpool::usage_error);
-  CHECK_THROWS_AS(m.remove_vertex_property("tp:out"), travpool::usage_error);
-  CHECK_THROWS_AS(m.remove_vertex_property(m.positions()), travpool::usage_error);
+  CHECK_THROWS_AS((m.get_property<Halfedge, halfedge_link>("tp:links")), travpool::usage_error);
+  CHECK_THROWS_AS((m.add_property<Vertex, int>("tp:x")), travpool::usage_error);
+  CHECK_THROWS_AS(m.remove_property<Vertex>("tp:out"), travpool::usage_error);
+  CHECK_THROWS_AS(m.remove_property(m.positions()), travpool::usage_error);
   // remove
-  CHECK(m.has_vertex_property("id"));
-  m.remove_vertex_property(vid);
-  CHECK_FALSE(m.has_vertex_property("id"));
-  m.remove_face_property("area");
-  CHECK_FALSE(m.has_face_property("area"));
-  m.remove_edge_property(eid);
-  m.remove_halfedge_property(hid);
+  CHECK(m.has_property<Vertex>("id"));
+  m.remove_property(vid);
+  CHECK_FALSE(m.has_property<Vertex>("id"));
+  m.remove_property<Face>("area");
+  CHECK_FALSE(m.has_property<Face>("area"));
+  m.remove_property(eid);
+  // get-or-add: the existing property (not reset), else a new one.
+  auto side = m.get_or_add_property<Halfedge, int>("side", 5);
+  CHECK(side[Halfedge(1)] == 11);
+  auto mark = m.get_or_add_property<Face, bool>("mark", true);
+  CHECK(mark[*m.faces().begin()]);
+  CHECK(m.has_property<Face>("mark"));
+  CHECK_FALSE(m.has_property<Vertex>("mark"));  // each kind has its own names
+  CHECK_THROWS_AS((m.get_or_add_property<Halfedge, double>("side")), travpool::usage_error);
+  m.remove_property(hid);
   m.validate();
 }
 
@@ -225,9 +233,9 @@ TEST_CASE("delete_face, delete_edge and delete_vertex", "[mesh]") {
 
 TEST_CASE("handles survive deleting half of the faces", "[mesh]") {
   auto m = sphere(3);  // 1280 faces
-  auto vid = m.add_vertex_property<std::uint32_t>("id");
-  auto eid = m.add_edge_property<std::uint32_t>("id");
-  auto fid = m.add_face_property<std::uint32_t>("id");
+  auto vid = m.add_property<Vertex, std::uint32_t>("id");
+  auto eid = m.add_property<Edge, std::uint32_t>("id");
+  auto fid = m.add_property<Face, std::uint32_t>("id");
   std::uint32_t n = 0;
   for (const Vertex v : m.vertices()) vid[v] = n++;
   for (const Edge e : m.edges()) eid[e] = n++;

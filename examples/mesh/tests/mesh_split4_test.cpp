@@ -283,9 +283,9 @@ TEST_CASE("split_into_four that throws leaves the mesh unchanged", "[mesh]") {
       // for handle (the failed call gave its elements back newest first).
       auto m = grid_with_gaps(), twin = grid_with_gaps();
       for (triangle_mesh* x : {&m, &twin}) {
-        if (std::string(kind) == "vertex") x->add_vertex_property<fragile>("fragile");
-        if (std::string(kind) == "edge") x->add_edge_property<fragile>("fragile");
-        if (std::string(kind) == "face") x->add_face_property<fragile>("fragile");
+        if (std::string(kind) == "vertex") x->add_property<Vertex, fragile>("fragile");
+        if (std::string(kind) == "edge") x->add_property<Edge, fragile>("fragile");
+        if (std::string(kind) == "face") x->add_property<Face, fragile>("fragile");
       }
       const auto tris = triangle_set(m);
       const auto pos = positions(m);
@@ -312,7 +312,7 @@ TEST_CASE("split_into_four that throws leaves the mesh unchanged", "[mesh]") {
 
 TEST_CASE("loop_subdivide that throws leaves connectivity and positions unchanged", "[mesh]") {
   auto m = grid_with_gaps();
-  m.add_face_property<fragile>("fragile");
+  m.add_property<Face, fragile>("fragile");
   const auto tris = triangle_set(m);
   const auto pos = positions(m);
   fragile::budget = 3;
