@@ -404,7 +404,7 @@ class basic_column_pool {
     core_.clear([this](bin& b, std::uint32_t i) { destroy_values(detail::handle_base(b) + i); });
   }
   // Effects: within every bin, moves the live handles' elements down so
-  // that the bin's live handles are its first live_ slots (one segment per
+  // that the bin's live handles are its first live_ slots (one run per
   // bin). Never needed: iteration, runs and memory use do not depend
   // on it. Returns: old -> new for every handle that moved; every other
   // handle is unchanged. Complexity: O(size() x columns + bins).

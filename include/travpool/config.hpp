@@ -39,6 +39,7 @@
 // and destroy fast paths), TRAVPOOL_ABI_NAMESPACE (above).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdlib>
 
@@ -73,6 +74,22 @@
 #define TRAVPOOL_ALWAYS_INLINE inline
 #endif
 
+namespace travpool::detail {
+
+// Returns: whether environment variable `name` is set and starts with `c`.
+inline bool env_starts_with(const char* name, char c) noexcept {
+  const char* v = std::getenv(name);
+  return v != nullptr && v[0] == c;
+}
+
+// Whether checks::on pools report their live elements when destroyed.
+inline std::atomic<bool>& leak_reporting() noexcept {
+  static std::atomic<bool> on{env_starts_with("TRAVPOOL_LEAK_REPORT", '1')};
+  return on;
+}
+
+}  // namespace travpool::detail
+
 namespace travpool {
 
 // The page policy of bin spans and column blocks (memory.hpp).
@@ -82,14 +99,8 @@ enum class huge_pages : int {
   automatic = 2,  // huge pages unless their first touch is measured slow
 };
 
+// Effects: turns the leak report of checks::on pools destroyed with live
+// elements on or off (default: TRAVPOOL_LEAK_REPORT=1 in the environment).
+inline void set_leak_reporting(bool on) noexcept { detail::leak_reporting().store(on); }
+
 }  // namespace travpool
-
-namespace travpool::detail {
-
-// Returns: whether environment variable `name` is set and starts with `c`.
-inline bool env_starts_with(const char* name, char c) noexcept {
-  const char* v = std::getenv(name);
-  return v != nullptr && v[0] == c;
-}
-
-}  // namespace travpool::detail

@@ -12,7 +12,8 @@
 // traverses, and states every public contract. Everything below it is
 // chosen once by the composition root (detail/pool_layers.hpp) and held in
 // one member, core_, the bin acquisition layer of the sync policy
-// (detail/acquire_local.hpp, detail/acquire_concurrent.hpp), over the bin
+// (detail/acquire_local.hpp, detail/bin_locks/concurrent_bins.hpp; the
+// interface: detail/acquisition.hpp), over the bin
 // storage (detail/bin_storage.hpp), the bin algorithms
 // (detail/bin_algorithms.hpp) and a layout (detail/layouts.hpp). So
 //   sizeof(basic_pool) = sizeof(core_)
@@ -123,10 +124,6 @@ namespace travpool {
 template <class T, class Layout = layout::compact>
 inline constexpr std::uint32_t default_bin_capacity =
     detail::layout_traits<detail::layout_ops_t<Layout, T>>::default_capacity();
-
-// Effects: turns the leak report of checks::on pools destroyed with live
-// elements on or off (default: TRAVPOOL_LEAK_REPORT=1 in the environment).
-inline void set_leak_reporting(bool on) noexcept { detail::leak_reporting().store(on); }
 
 inline namespace TRAVPOOL_ABI_NAMESPACE {
 
@@ -304,7 +301,7 @@ class basic_pool {
   // Throws: std::bad_alloc if a new bin cannot be mapped; whatever T's
   // constructor throws. In both cases the pool holds the same elements and
   // bins as before (strong guarantee); the chunk is back on its free list.
-  // Complexity: O(1); with sync::bin_locks see detail/acquire_concurrent.hpp.
+  // Complexity: O(1); with sync::bin_locks see detail/bin_locks/concurrent_bins.hpp.
   template <class... A>
   TRAVPOOL_ALWAYS_INLINE T* create(A&&... args) {
     check_complete_type();
@@ -344,7 +341,9 @@ class basic_pool {
   // Effects: destroys *p and frees its chunk. With sync::bin_locks, from any
   // thread, under the owning bin's lock only: ~T may create, and may destroy
   // elements of other bins, but a ~T that destroys or looks up an element of
-  // its own bin gets usage_error (instead of a deadlock). Without bin_locks,
+  // its own bin gets usage_error (instead of a deadlock), and a ~T that
+  // creates must not run while another thread calls shrink_to_fit() or
+  // clear() (docs/design.md, "Locks and their order"). Without bin_locks,
   // ~T may use the pool freely.
   // Throws: usage_error if p is not a live element of this pool (already
   // destroyed, foreign, interior, null); the pool is then unchanged.

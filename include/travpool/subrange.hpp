@@ -27,10 +27,13 @@ class pool_subrange {
     begin_.for_each_until(end_, f);
   }
   // Returns: this range's segments (see basic_pool::segments()).
-  auto segments() const noexcept requires Iterator::contiguous_runs { return begin_.segments_until(end_); }
+  // (Nested requirements: an iterator without the flag has neither.)
+  auto segments() const noexcept requires requires { requires Iterator::contiguous_runs; }
+  { return begin_.segments_until(end_); }
   // Returns: this range's maximal runs of live handles (see
   // basic_column_pool::runs()).
-  auto runs() const noexcept requires Iterator::handle_runs { return begin_.runs_until(end_); }
+  auto runs() const noexcept requires requires { requires Iterator::handle_runs; }
+  { return begin_.runs_until(end_); }
 
  private:
   Iterator begin_{};

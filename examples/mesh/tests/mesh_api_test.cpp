@@ -131,7 +131,7 @@ TEST_CASE("typed properties on every element kind", "[mesh]") {
   auto mark = m.get_or_add_property<Face, bool>("mark", true);
   CHECK(mark[*m.faces().begin()]);
   CHECK(m.has_property<Face>("mark"));
-  CHECK_FALSE(m.has_property<Vertex>("mark"));  // each kind has its own names
+  CHECK_FALSE(m.has_property<Vertex>("mark"));  // faces and vertices have their own names
   CHECK_THROWS_AS((m.get_or_add_property<Halfedge, double>("side")), travpool::usage_error);
   m.remove_property(hid);
   m.validate();

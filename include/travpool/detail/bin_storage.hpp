@@ -1,7 +1,7 @@
 // travpool/detail/bin_storage.hpp: the bin storage layer. It owns a pool's
 // bins and nothing of their payload: spans from the span source, their
 // registration in the bin directory, and the bin list. The acquisition
-// layers (acquire_local.hpp, acquire_concurrent.hpp) derive from it; the
+// layers (acquire_local.hpp, bin_locks/concurrent_bins.hpp) derive from it; the
 // element layer (pool.hpp) sits on top of them.
 //
 //   root_ <-> bin_1 <-> bin_2 <-> ... <-> bin_n <-> root_   (circular list)

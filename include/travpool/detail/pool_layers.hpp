@@ -10,7 +10,7 @@
 //   sync    -> bins_type, the bin acquisition layer:
 //     sync::none          local_bins<storage>           (acquire_local.hpp)
 //     sync::global_mutex  local_bins<storage>, used under one mutex
-//     sync::bin_locks     concurrent_bins<storage, checked> (acquire_concurrent.hpp)
+//     sync::bin_locks     concurrent_bins<storage, checked> (bin_locks/concurrent_bins.hpp)
 //   core_type = mutex_bins<bins_type> under sync::global_mutex, else bins_type.
 //
 // basic_pool holds a core_type: its critical sections are the bin layer's.
@@ -37,6 +37,11 @@
 
 namespace travpool::detail {
 
+// In the ABI namespace (config.hpp): the default of the checks option
+// depends on TRAVPOOL_CHECKS, so pool_layers<Ops> must be a different
+// entity in translation units with different defaults, as the pools are.
+inline namespace TRAVPOOL_ABI_NAMESPACE {
+
 // The options of a pool whose chunks are laid out by Ops, resolved, and the
 // layers they select.
 template <class Ops, class... Options>
@@ -56,17 +61,19 @@ struct pool_layers {
   using core_type = std::conditional_t<serialised, mutex_bins<bins_type>, bins_type>;
 };
 
-// Every acquisition layer implements the interface (checked on a concrete
-// layout: a pool's own layer types may name a T that is not complete yet).
-static_assert(bin_acquisition<local_bins<bin_storage<compact_layout<8, 8>, no_stats, false>>>);
-static_assert(bin_acquisition<mutex_bins<local_bins<bin_storage<compact_layout<8, 8>, counting_stats, false>>>>);
-static_assert(bin_acquisition<concurrent_bins<bin_storage<compact_layout<8, 8>, no_stats, true>, true>>);
-
 // The layers of basic_pool<T, Options...>: the layout of the layout option
 // for chunks holding a T.
 template <class T, class... Options>
 using element_layers =
     pool_layers<layout_ops_for<select_option_t<layout_category, layout::compact, Options...>, T>, Options...>;
+
+}  // namespace TRAVPOOL_ABI_NAMESPACE
+
+// Every acquisition layer implements the interface (checked on a concrete
+// layout: a pool's own layer types may name a T that is not complete yet).
+static_assert(bin_acquisition<local_bins<bin_storage<compact_layout<8, 8>, no_stats, false>>>);
+static_assert(bin_acquisition<mutex_bins<local_bins<bin_storage<compact_layout<8, 8>, counting_stats, false>>>>);
+static_assert(bin_acquisition<concurrent_bins<bin_storage<compact_layout<8, 8>, no_stats, true>, true>>);
 
 // Returns: the stats::counters snapshot of a bin acquisition layer: the
 // counters of every listed bin (relaxed loads, no bin lock) merged with

@@ -107,11 +107,6 @@ void validate_bins(const Core& core, std::size_t size) {
   if (const char* why = core.check_lists()) throw std::logic_error(std::string("travpool::validate: ") + why);
 }
 
-inline std::atomic<bool>& leak_reporting() noexcept {
-  static std::atomic<bool> on{env_starts_with("TRAVPOOL_LEAK_REPORT", '1')};
-  return on;
-}
-
 // Effects: appends to `text` how many elements are live, in how many bins,
 // and the addresses of the first few (llheap-style leak report).
 // Returns: the number of live elements. Requires a quiescent pool.

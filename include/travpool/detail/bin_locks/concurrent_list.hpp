@@ -11,8 +11,9 @@
 // adding, retiring or reusing a bin), a lock per bin (bin_lock.hpp, biased
 // to the bin's claimant), and the storage's span mutex; their order, with
 // every other lock's: docs/design.md, "Locks and their order". T is
-// constructed and destroyed under a bin's lock or biased section only,
-// never under the list lock.
+// constructed and destroyed under a bin's lock or biased section, and
+// destroyed by clear() under the exclusive list lock too (destructors must
+// not use the pool there).
 //
 // Retired bins. shrink() cannot unmap an empty bin: other threads may still
 // remember it and read its header. It unlinks the bin, returns its chunk
@@ -149,8 +150,8 @@ class concurrent_bin_list : public Storage {
     }
   }
 
-  // Requires: b's lock, or b's biased section (every change of a bin's
-  // chunks, so also erase and clear, which take it under checks::on).
+  // Requires: b's lock, or b's biased section, or a quiescent pool that
+  // the caller declared with a quiescent_scope (erase).
   // Checked pools: the requirement is checked, and a change is under way
   // while b.mods_ is odd, so that sweeps can detect a race without taking
   // the lock.
