@@ -193,13 +193,23 @@ static_assert(sizeof(bin_base) <= bin_header_bytes);
 // must not take the bins' locks and so revoke their owners' bias). On x86
 // and AArch64 these are the plain loads and stores; they tell the compiler
 // and ThreadSanitizer that the race is intended.
+// Where the standard library lacks std::atomic_ref (libc++ before 19), the
+// GCC/Clang builtins that it is made of.
 template <class T>
 inline T load_relaxed(const T& x) noexcept {
+#if defined(__cpp_lib_atomic_ref)
   return std::atomic_ref<T>(const_cast<T&>(x)).load(std::memory_order_relaxed);
+#else
+  return __atomic_load_n(&x, __ATOMIC_RELAXED);
+#endif
 }
 template <class T>
 inline void store_relaxed(T& x, T v) noexcept {
+#if defined(__cpp_lib_atomic_ref)
   std::atomic_ref<T>(x).store(v, std::memory_order_relaxed);
+#else
+  __atomic_store_n(&x, v, __ATOMIC_RELAXED);
+#endif
 }
 // Writes v to x: with BinLocked (sync::bin_locks) as a relaxed atomic
 // store, for the words that other threads load without the bin's lock
