@@ -42,7 +42,7 @@ ctest --preset release-clang -j "$jobs"
 stage "3/7 the core tests with clang++-14 and libc++"
 # Only tests that link no TBB, OpenMP, OpenMesh or CGAL (Debian builds those
 # against libstdc++); each prints Catch2's summary and fails the stage.
-libcxx_tests=(pool_test pool_ops_test column_pool_test allocator_test segments_test partition_test
+libcxx_tests=(pool_test pool_ops_test column_pool_test handle_test allocator_test segments_test partition_test
   debug_checks_test concurrent_pool_mt_test)
 cmake --preset libcxx >/dev/null
 cmake --build --preset libcxx -j "$jobs" --target "${libcxx_tests[@]}"

@@ -6,6 +6,8 @@
 // layout::interleaved. Without it, a column_pool with two columns does the
 // same creates and destroys (phase_column_*; phases.py counts these with
 // their callees, as the column pool's create and destroy are not inlined).
+// -DTYPED_HANDLES makes that pool typed (basic_column_pool<handle<Tag>>),
+// to show that strong handles cost no instruction.
 // Built and compared by bench/ops_count/compare.sh, not by CMake.
 #include <cstdint>
 #include <cstdio>
@@ -62,14 +64,14 @@ void run(const char* name) {
   std::printf("%s %llu\n", name, (unsigned long long)s);
 }
 template <class C>
-[[gnu::noinline]] void phase_column_create(C& c, std::vector<std::uint32_t>& v, std::size_t n) {
+[[gnu::noinline]] void phase_column_create(C& c, std::vector<typename C::handle>& v, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) v.push_back(c.create());
 }
 template <class C>
-[[gnu::noinline]] void phase_column_destroy_half(C& c, std::vector<std::uint32_t>& v) {
+[[gnu::noinline]] void phase_column_destroy_half(C& c, std::vector<typename C::handle>& v) {
   std::mt19937_64 g(1);
-  std::vector<std::uint32_t> keep;
-  for (std::uint32_t h : v)
+  std::vector<typename C::handle> keep;
+  for (auto h : v)
     if (g() & 1)
       c.destroy(h);
     else
@@ -77,8 +79,8 @@ template <class C>
   v.swap(keep);
 }
 template <class C>
-[[gnu::noinline]] void phase_column_destroy_all(C& c, std::vector<std::uint32_t>& v) {
-  for (std::uint32_t h : v) c.destroy(h);
+[[gnu::noinline]] void phase_column_destroy_all(C& c, std::vector<typename C::handle>& v) {
+  for (auto h : v) c.destroy(h);
   v.clear();
 }
 template <class C>
@@ -86,7 +88,7 @@ void run_columns(const char* name) {
   C c;
   c.template add_column<Obj>("obj");
   c.template add_column<float>("weight", 1.0f);
-  std::vector<std::uint32_t> v;
+  std::vector<typename C::handle> v;
   v.reserve(2'000'000);
   phase_column_create(c, v, 2'000'000);
   phase_column_destroy_half(c, v);
@@ -100,6 +102,10 @@ int main() {
   run<travpool::basic_pool<Obj, travpool::layout::interleaved>>("interleaved");
 #else
   run<travpool::pool<Obj>>("compact");
+#ifdef TYPED_HANDLES
+  run_columns<travpool::basic_column_pool<travpool::handle<struct column_tag>>>("typed column_pool");
+#else
   run_columns<travpool::column_pool>("column_pool");
+#endif
 #endif
 }

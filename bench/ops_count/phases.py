@@ -12,7 +12,10 @@ for n in sys.argv[1:]:
                 m=re.match(r'\s*([\d,]+) .*? (phase_\w+)<travpool::(?:\w+::)?basic_pool<Obj(, travpool::layout::interleaved)?',line)
                 if m: d[(m.group(2),'interleaved' if m.group(3) else 'compact')][n]+=int(m.group(1).replace(',',''))
             else:
-                m=re.match(r'\s*([\d,]+) .*? (phase_column_\w+)<travpool::(?:\w+::)?basic_column_pool<',line)
+                # Only the phase's own line (ops_count.cpp:phase_...), once:
+                # not the call-tree lines (=>), nor the lines of code inlined
+                # into it from other files (a typed pool's create is inlined).
+                m=re.match(r'\s*([\d,]+) \([^)]*\)\s+\S*ops_count\.cpp:void (phase_column_\w+)<travpool::(?:\w+::)?basic_column_pool<',line)
                 if m: d[(m.group(2),'column_pool')][n]+=int(m.group(1).replace(',',''))
 names=sys.argv[1:]
 print(f"{'phase':22} {'layout':12} "+" ".join(f"{x:>14}" for x in names)+"   "+" ".join(f"{names[i]}/{names[i-1]}" for i in range(1,len(names))))

@@ -1,6 +1,16 @@
 // travpool/column_pool.hpp: basic_column_pool, a pool of 32-bit handles
 // with typed columns (structure of arrays) hanging off it.
 //
+// basic_column_pool<Tag, Options...>: Tag names the handle type
+// (handle.hpp): std::uint32_t for raw handles (column_pool), a strong
+// handle type (a class derived from basic_handle<H>, which may carry
+// members of its own), or any other type, whose handles are handle<Tag>.
+// A typed pool's create, destroy, is_live, at, get, iteration, partitions
+// and columns take and yield its handle type only, so one kind's handle
+// cannot reach another kind's pool or column; runs() are index ranges
+// [first, last) for bulk access through column::data(). Everything below
+// is in indices: h stands for handle_index(h).
+//
 // DESIGN NOTE
 // ===========
 // The slots are the chunks of payload-less bins of the bin layer
@@ -90,6 +100,7 @@
 #include "detail/slot_bins.hpp"
 #include "detail/slot_index.hpp"
 #include "detail/validate.hpp"
+#include "handle.hpp"
 #include "options.hpp"
 #include "stats.hpp"
 #include "subrange.hpp"
@@ -116,6 +127,11 @@ class handle_remap {
         std::lower_bound(moves_.begin(), moves_.end(), h, [](const move& m, std::uint32_t x) { return m.first < x; });
     return it != moves_.end() && it->first == h ? it->second : h;
   }
+  // Returns: as above, for a typed pool's handle.
+  template <strong_handle H>
+  H operator()(H h) const noexcept {
+    return H((*this)(h.idx()));
+  }
   const std::vector<move>& moves() const noexcept { return moves_; }
   std::size_t size() const noexcept { return moves_.size(); }
 
@@ -125,11 +141,15 @@ class handle_remap {
 
 inline namespace TRAVPOOL_ABI_NAMESPACE {
 
+// Tag: the handle type, as above (std::uint32_t: raw handles).
 // Options: sync::{none, bin_locks, global_mutex}, stats::{none, counters},
 // checks::{off, on} (default: default_checks). The layout is always
 // compact (a layout option other than layout::compact is rejected).
-template <class... Options>
+template <class Tag, class... Options>
 class basic_column_pool {
+  static_assert(!detail::has_category<Tag>::value,
+                "travpool: basic_column_pool<Tag, Options...>: the first argument names the handle type "
+                "(std::uint32_t for raw handles); the options follow it");
   using layers = detail::pool_layers<detail::slot_ops, Options...>;
   static_assert(std::is_same_v<typename layers::layout_type, layout::compact>,
                 "travpool: a column pool's slots are always layout::compact");
@@ -149,9 +169,12 @@ class basic_column_pool {
   using sync_type = typename layers::sync_type;
   using stats_type = typename layers::stats_type;
   using checks_type = typename layers::checks_type;
-  using handle = std::uint32_t;
-  static constexpr handle null_handle = 0xffff'ffffu;
-  using iterator = detail::handle_iterator;
+  using handle = detail::handle_of_t<Tag>;
+  // Never issued, never live (the invalid handle of a typed pool).
+  static constexpr handle null_handle = detail::make_handle<handle>(0xffff'ffffu);
+  template <class T>
+  using column_type = column<T, handle>;
+  using iterator = detail::handle_iterator<handle>;
   using const_iterator = iterator;
   using subrange = pool_subrange<iterator>;
   using range_type = detail::bin_range<iterator>;
@@ -204,10 +227,10 @@ class basic_column_pool {
   // constructor throws. On a throw the pool is unchanged.
   // Complexity: O(size() + bins).
   template <class T>
-  column<T> add_column(std::string name, T init = T{}) {
-    return columns_.add(
+  column<T, handle> add_column(std::string name, T init = T{}) {
+    return typed(columns_.add(
         std::move(name), std::move(init), bin_slots(), index_.max_bins(),
-        [this](std::uint32_t q) { return index_.at(q) != nullptr; }, *this);
+        [this](std::uint32_t q) { return index_.at(q) != nullptr; }, indices()));
   }
 
   // Returns: the key of the column named `name` if there is one, else the
@@ -215,7 +238,7 @@ class basic_column_pool {
   // Throws: usage_error if the column exists with a type other than T; as
   // add_column if it is added.
   template <class T>
-  column<T> get_or_add_column(std::string name, T init = T{}) {
+  column<T, handle> get_or_add_column(std::string name, T init = T{}) {
     if (has_column(name)) return get_column<T>(name);
     return add_column<T>(std::move(name), std::move(init));
   }
@@ -223,12 +246,12 @@ class basic_column_pool {
   // Returns: the key of the column named `name`.
   // Throws: usage_error if there is none or its type is not T.
   template <class T>
-  column<T> get_column(std::string_view name) {
-    return columns_.template get<T>(name);
+  column<T, handle> get_column(std::string_view name) {
+    return typed(columns_.template get<T>(name));
   }
   template <class T>
-  column<const T> get_column(std::string_view name) const {
-    return columns_.template get<const T>(name);
+  column<const T, handle> get_column(std::string_view name) const {
+    return typed(columns_.template get<const T>(name));
   }
   bool has_column(std::string_view name) const noexcept { return columns_.find(name) != nullptr; }
   std::size_t column_count() const noexcept { return columns_.size(); }
@@ -236,13 +259,13 @@ class basic_column_pool {
   // Effects: destroys the column's elements and unmaps it; keys of it
   // become invalid. Throws: usage_error if it is not a column of this pool.
   template <class T>
-  void remove_column(column<T> key) {
-    columns_.remove(key.id(), *this);
+  void remove_column(column<T, handle> key) {
+    columns_.remove(key.id(), indices());
   }
   void remove_column(std::string_view name) {
     const detail::column_base* c = columns_.find(name);
     if (c == nullptr) throw usage_error("travpool: remove_column: no column named '" + std::string(name) + "'");
-    columns_.remove(c, *this);
+    columns_.remove(c, indices());
   }
 
   // ---------------------------------------------------------------------
@@ -261,22 +284,23 @@ class basic_column_pool {
     const detail::taken t = core_.take();
     if (t.new_bin) [[unlikely]]
       assign_index(t);
-    const handle h = detail::handle_base(*t.bin) + t.index;
+    const std::uint32_t h = detail::handle_base(*t.bin) + t.index;
     try {
       columns_.construct(h);
     } catch (...) {
       untake(t);
       throw;
     }
-    return h;
+    return detail::make_handle<handle>(h);
   }
 
   // Effects: destroys h's elements in every column and frees its slot.
   // Throws: usage_error if h is not live (stale, never issued, foreign);
   // then nothing changes. Complexity: O(1 + non-trivial columns).
   // Thread-safe with sync::bin_locks and sync::global_mutex.
-  void destroy(handle h) {
+  void destroy(handle hd) {
     [[maybe_unused]] auto g = serialise();
+    const std::uint32_t h = handle_index(hd);
     bin* b = index_.bin_of(h);
     if (b == nullptr) throw usage_error("travpool: destroy of a handle that names no bin of this pool");
     const std::uint32_t i = index_.chunk_of(h);
@@ -289,8 +313,9 @@ class basic_column_pool {
 
   // Returns: whether h is live; any value is safe. O(1). Thread-safe (with
   // sync::bin_locks exact for handles not created or destroyed meanwhile).
-  bool is_live(handle h) const noexcept {
+  bool is_live(handle hd) const noexcept {
     [[maybe_unused]] auto g = serialise();
+    const std::uint32_t h = handle_index(hd);
     const bin* b = index_.bin_of(h);
     if (b == nullptr) return false;
     if constexpr (bin_locked)
@@ -301,13 +326,13 @@ class basic_column_pool {
 
   // Returns: c[h]. Throws: usage_error if h is not live.
   template <class T>
-  T& at(column<T> c, handle h) const {
+  T& at(column<T, handle> c, handle h) const {
     if (!is_live(h)) throw usage_error("travpool: column access through a handle that is not live");
     return c[h];
   }
   // Returns: c[h]; checked as at() under checks::on, unchecked otherwise.
   template <class T>
-  T& get(column<T> c, handle h) const noexcept(!checked) {
+  T& get(column<T, handle> c, handle h) const noexcept(!checked) {
     if constexpr (checked) return at(c, h);
     return c[h];
   }
@@ -333,7 +358,7 @@ class basic_column_pool {
   iterator begin() const noexcept { return iterator::first_from(core_.first()); }
   iterator end() const noexcept { return iterator::at_end(core_.root()); }
   // Returns: the maximal runs [first, last) of live handles, in iteration
-  // order; their union is exactly the live set. (Named runs, not segments:
+  // order, as indices; their union is exactly the live set. (Named runs, not segments:
   // basic_pool::segments() are blocks of one bitmap word.)
   detail::run_range runs() const noexcept { return begin().runs_until(end()); }
   // Returns: the runs of a part of partition() (also its runs()) or of a
@@ -424,7 +449,7 @@ class basic_column_pool {
       for (std::uint32_t i = detail::slot_traits::first_assigned(*b); i != last;
            i = detail::slot_traits::next_assigned(*b, i))
         live.push_back(i);
-      const handle base = detail::handle_base(*b);
+      const std::uint32_t base = detail::handle_base(*b);
       for (std::uint32_t k = 0; k < live.size(); ++k) {
         const std::uint32_t to = detail::first_user_chunk + k;
         if (live[k] == to) continue;
@@ -464,6 +489,20 @@ class basic_column_pool {
       return no_serial{};
   }
 
+  // The live handles as indices (what column_set takes).
+  struct index_range {
+    detail::handle_iterator<> first, last;
+    detail::handle_iterator<> begin() const noexcept { return first; }
+    detail::handle_iterator<> end() const noexcept { return last; }
+  };
+  index_range indices() const noexcept {
+    return {detail::handle_iterator<>::first_from(core_.first()), detail::handle_iterator<>::at_end(core_.root())};
+  }
+  template <class T>
+  static column<T, handle> typed(column<T> c) noexcept {
+    return column<T, handle>(c.data(), c.id());
+  }
+
   // Effects: destroys every element, gives back every bin, drops every
   // column and index.
   void release() noexcept {
@@ -472,7 +511,7 @@ class basic_column_pool {
     index_.clear_all();
   }
 
-  void destroy_values(handle h) noexcept { columns_.destroy(h); }
+  void destroy_values(std::uint32_t h) noexcept { columns_.destroy(h); }
 
   // Effects: gives a new bin the lowest free index and commits its blocks.
   // Throws: std::bad_alloc (then the slot and the bin are given back).
@@ -518,8 +557,10 @@ class basic_column_pool {
 
 }  // namespace TRAVPOOL_ABI_NAMESPACE
 
-// The column pool of one thread at a time, and its thread-safe variant.
-using column_pool = basic_column_pool<>;
-using concurrent_column_pool = basic_column_pool<sync::bin_locks>;
+// The column pool of one thread at a time, and its thread-safe variant,
+// with raw handles. (Typed: basic_column_pool<Tag> and
+// basic_column_pool<Tag, sync::bin_locks>.)
+using column_pool = basic_column_pool<std::uint32_t>;
+using concurrent_column_pool = basic_column_pool<std::uint32_t, sync::bin_locks>;
 
 }  // namespace travpool

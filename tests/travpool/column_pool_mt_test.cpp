@@ -100,5 +100,5 @@ TEST_CASE("concurrent column pool: create and destroy from many threads", "[colu
 }
 
 TEST_CASE("column pool under one mutex: create and destroy from many threads", "[column_pool][threads]") {
-  stress<basic_column_pool<sync::global_mutex>>(4, 30000);
+  stress<basic_column_pool<std::uint32_t, sync::global_mutex>>(4, 30000);
 }

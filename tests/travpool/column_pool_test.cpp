@@ -11,6 +11,8 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -25,16 +27,25 @@ static_assert(std::bidirectional_iterator<column_pool::iterator>);
 static_assert(std::ranges::bidirectional_range<const column_pool>);
 static_assert(std::forward_iterator<decltype(std::declval<column_pool&>().runs().begin())>);
 
-template <class... Options>
+template <class Tag, class... Options>
 struct opts {
-  using pool = basic_column_pool<Options...>;
+  using pool = basic_column_pool<Tag, Options...>;
 };
 
-using plain = opts<>;
-using locked = opts<sync::bin_locks>;
-using serial = opts<sync::global_mutex, stats::counters>;
-using checked = opts<checks::on>;
-using locked_checked = opts<sync::bin_locks, checks::on, stats::counters>;
+// Typed handles: a strong handle type with a member of its own, and a tag.
+struct node : basic_handle<node> {
+  using basic_handle::basic_handle;
+  constexpr node next() const noexcept { return node(idx() + 1); }
+};
+struct item_tag {};
+
+using plain = opts<std::uint32_t>;
+using locked = opts<std::uint32_t, sync::bin_locks>;
+using serial = opts<std::uint32_t, sync::global_mutex, stats::counters>;
+using checked = opts<std::uint32_t, checks::on>;
+using locked_checked = opts<std::uint32_t, sync::bin_locks, checks::on, stats::counters>;
+using typed = opts<node>;
+using typed_locked_checked = opts<item_tag, sync::bin_locks, checks::on>;
 
 constexpr std::uint32_t small_bins = 4096;
 // Long enough to live on the heap: a leak shows under ASan.
@@ -121,68 +132,74 @@ void verify(const observed& o, const std::map<std::uint32_t, values>& model, col
   REQUIRE(joined_runs == o.seen);
 }
 
+// Requires: x and name are columns of pool. (Everything observed is in
+// indices, handle_index(h), whatever the pool's handle type.)
 template <class Pool>
-void check_against(const Pool& pool, const std::map<std::uint32_t, values>& model, column<const float> x,
-                   column<const std::string> name, std::size_t parts) {
+void check_against(const Pool& pool, const std::map<std::uint32_t, values>& model,
+                   typename Pool::template column_type<const float> x,
+                   typename Pool::template column_type<const std::string> name, std::size_t parts) {
+  using handle = typename Pool::handle;
   pool.validate();
   observed o;
   o.size = pool.size();
   o.bin_slots = pool.bin_slots();
-  o.seen.assign(pool.begin(), pool.end());
-  for (auto it = pool.end(); it != pool.begin();) o.back.push_back(*--it);
+  for (handle h : pool) o.seen.push_back(handle_index(h));
+  for (auto it = pool.end(); it != pool.begin();) o.back.push_back(handle_index(*--it));
   std::reverse(o.back.begin(), o.back.end());
   for (handle_run r : pool.runs()) o.runs.push_back(r);
-  pool.for_each([&](std::uint32_t h) { o.each.push_back(h); });
+  pool.for_each([&](handle h) { o.each.push_back(handle_index(h)); });
   for (auto& part : pool.partition(parts)) {
-    observed::part p{{part.begin(), part.end()}, {}, part.size()};
+    observed::part p{{}, {}, part.size()};
+    for (handle h : part) p.handles.push_back(handle_index(h));
     for (handle_run r : part.runs()) p.runs.push_back(r);
     o.parts.push_back(std::move(p));
   }
-  o.is_live = [&pool](std::uint32_t h) { return pool.is_live(h); };
-  verify(o, model, x, name);
+  o.is_live = [&pool](std::uint32_t h) { return pool.is_live(handle(h)); };
+  verify(o, model, column<const float>(x.data(), x.id()), column<const std::string>(name.data(), name.id()));
 }
 
 }  // namespace
 
 // (checks::on alone changes only get(): the misuse test covers it.)
 TEMPLATE_TEST_CASE("column pool matches a model under random operations", "[column_pool]", plain, locked, serial,
-                   locked_checked) {
+                   locked_checked, typed, typed_locked_checked) {
   using pool_type = typename TestType::pool;
+  using handle = typename pool_type::handle;
   pool_type pool(std::uint64_t{small_bins} * 16, small_bins);
-  std::map<std::uint32_t, values> model;
+  std::map<std::uint32_t, values> model;  // by index
   auto x = pool.template add_column<float>("x", 1.5f);
   auto name = pool.template add_column<std::string>("name", long_init);
   std::mt19937 rng(42);
-  std::vector<std::uint32_t> live;
+  std::vector<handle> live;
   const int steps = 30000;
   for (int step = 0; step < steps; ++step) {
     const int phase = (step / 5000) % 2;  // grow, then shrink
     const unsigned r = rng() % 100;
     if (live.empty() || r < (phase == 0 ? 65u : 35u)) {
-      const std::uint32_t h = pool.create();
-      REQUIRE(model.count(h) == 0);
+      const handle h = pool.create();
+      REQUIRE(model.count(handle_index(h)) == 0);
       REQUIRE(x[h] == 1.5f);  // a reused slot shows the initial value
       REQUIRE(name[h] == long_init);
       const float v = static_cast<float>(step);
       x[h] = v;
       name[h] = long_init + std::to_string(step);
-      model[h] = {v, name[h]};
+      model[handle_index(h)] = {v, name[h]};
       live.push_back(h);
     } else {
       const std::size_t k = rng() % live.size();
-      const std::uint32_t h = live[k];
+      const handle h = live[k];
       live[k] = live.back();
       live.pop_back();
       pool.destroy(h);
-      model.erase(h);
+      model.erase(handle_index(h));
       REQUIRE_FALSE(pool.is_live(h));
     }
     if (step % 2500 == 0) check_against(pool, model, x, name, static_cast<std::size_t>(1 + (step / 2500) % 5));
     if (step % 7000 == 6999) {
       // A column added and removed while elements are live.
       auto extra = pool.template add_column<std::vector<int>>("extra", std::vector<int>(3, 7));
-      for (auto& [h, v] : model) REQUIRE(extra[h] == std::vector<int>(3, 7));
-      const std::uint32_t h = pool.create();
+      for (auto& [i, v] : model) REQUIRE(extra[handle(i)] == std::vector<int>(3, 7));
+      const handle h = pool.create();
       REQUIRE(extra[h].size() == 3);
       pool.destroy(h);
       pool.remove_column(extra);
@@ -206,20 +223,23 @@ TEMPLATE_TEST_CASE("column pool matches a model under random operations", "[colu
   // compact: every live handle moves to its bin's lowest free slots.
   const auto remap = pool.compact();
   std::map<std::uint32_t, values> moved;
-  for (auto& [h, v] : model) moved[remap(h)] = v;
+  for (auto& [i, v] : model) {
+    REQUIRE(handle_index(remap(handle(i))) == remap(i));  // a typed pool's handles map as their indices
+    moved[remap(i)] = v;
+  }
   REQUIRE(moved.size() == model.size());
   check_against(pool, moved, x, name, 2);
   std::size_t runs = 0;
   for ([[maybe_unused]] handle_run r : pool.runs()) ++runs;
   REQUIRE(runs <= pool.bin_count());
   // Destroy everything, give everything back.
-  for (auto& [h, v] : moved) pool.destroy(h);
+  for (auto& [i, v] : moved) pool.destroy(handle(i));
   pool.shrink_to_fit();
   REQUIRE(pool.bin_count() == 0);
   REQUIRE(pool.begin() == pool.end());
   pool.validate();
-  const std::uint32_t h = pool.create();
-  REQUIRE(h < pool.bin_slots());  // the lowest index is reused
+  const handle h = pool.create();
+  REQUIRE(handle_index(h) < pool.bin_slots());  // the lowest index is reused
   REQUIRE(name[h] == long_init);
 }
 
@@ -254,15 +274,18 @@ TEMPLATE_TEST_CASE("column pool columns are found by name and type", "[column_po
 }
 
 TEMPLATE_TEST_CASE("column pool rejects stale and foreign handles", "[column_pool]", plain, locked, serial, checked,
-                   locked_checked) {
+                   locked_checked, typed, typed_locked_checked) {
   using pool_type = typename TestType::pool;
+  using handle = typename pool_type::handle;
   pool_type pool(std::uint64_t{small_bins} * 4, small_bins);
   auto name = pool.template add_column<std::string>("name", long_init);
-  const std::uint32_t a = pool.create(), b = pool.create();
+  const handle a = pool.create(), b = pool.create();
   pool.destroy(a);
+  const std::uint32_t ib = handle_index(b);
   // Stale, double destroy, never issued, out of range, another bin index.
-  for (std::uint32_t bad : {a, b + 1, b + 100, std::uint32_t{small_bins} * 4, std::uint32_t{small_bins} * 2 + 1,
-                            0xffff'ffffu, 0x8000'0000u}) {
+  for (std::uint32_t i : {handle_index(a), ib + 1, ib + 100, std::uint32_t{small_bins} * 4,
+                          std::uint32_t{small_bins} * 2 + 1, 0xffff'ffffu, 0x8000'0000u}) {
+    const handle bad(i);
     REQUIRE_FALSE(pool.is_live(bad));
     REQUIRE_THROWS_AS(pool.destroy(bad), usage_error);
     REQUIRE_THROWS_AS(pool.at(name, bad), usage_error);
@@ -274,7 +297,7 @@ TEMPLATE_TEST_CASE("column pool rejects stale and foreign handles", "[column_poo
   REQUIRE(pool.get(name, b) == long_init);
   pool.validate();
   // Exhaustion: every handle of max_slots live, then bad_alloc.
-  std::vector<std::uint32_t> all;
+  std::vector<handle> all;
   while (pool.size() < pool.max_slots()) all.push_back(pool.create());
   REQUIRE_THROWS_AS(pool.create(), std::bad_alloc);
   REQUIRE(pool.size() == pool.max_slots());
@@ -527,7 +550,7 @@ TEMPLATE_TEST_CASE("column pool moves keep handles and keys", "[column_pool]", p
 }
 
 TEST_CASE("column pool stats count creates and destroys", "[column_pool]") {
-  basic_column_pool<stats::counters> pool(1u << 16, small_bins);
+  basic_column_pool<std::uint32_t, stats::counters> pool(1u << 16, small_bins);
   const std::uint32_t a = pool.create();
   pool.create();
   pool.destroy(a);
@@ -546,4 +569,108 @@ TEST_CASE("column pool rejects bad geometry", "[column_pool]") {
   REQUIRE_THROWS_AS(column_pool(std::uint64_t{1} << 32, 4096), std::invalid_argument);
   column_pool big((std::uint64_t{1} << 32) - 4096, 4096);
   REQUIRE(big.max_slots() == (std::uint64_t{1} << 32) - 4096);
+}
+
+namespace {
+// Whether p.destroy(h), c[h] and p.at(c, h) compile (template context, so a
+// failure is false, not an error).
+template <class Pool, class H>
+concept destroys = requires(Pool& p, H h) {
+  p.destroy(h);
+};
+template <class Column, class H>
+concept indexes = requires(const Column& c, H h) {
+  c[h];
+};
+template <class Pool, class Column, class H>
+concept reads = requires(const Pool& p, Column c, H h) {
+  p.at(c, h);
+};
+}  // namespace
+
+TEST_CASE("a typed column pool takes and yields its own handle type only", "[column_pool]") {
+  using nodes = basic_column_pool<node>;
+  using items = basic_column_pool<item_tag, sync::bin_locks>;
+  STATIC_REQUIRE(std::is_same_v<nodes::handle, node>);
+  STATIC_REQUIRE(std::is_same_v<items::handle, handle<item_tag>>);
+  STATIC_REQUIRE(std::is_same_v<column_pool::handle, std::uint32_t>);
+  STATIC_REQUIRE(std::is_same_v<std::iter_value_t<nodes::iterator>, node>);
+  STATIC_REQUIRE(std::bidirectional_iterator<nodes::iterator>);
+  STATIC_REQUIRE(std::ranges::bidirectional_range<const items>);
+  STATIC_REQUIRE(sizeof(nodes) == sizeof(column_pool));  // the handle type costs nothing
+  using node_column = nodes::column_type<int>;
+  using item_column = items::column_type<int>;
+  STATIC_REQUIRE(destroys<nodes, node>);
+  STATIC_REQUIRE_FALSE(destroys<nodes, handle<item_tag>>);  // another kind
+  STATIC_REQUIRE_FALSE(destroys<nodes, std::uint32_t>);     // a raw index
+  STATIC_REQUIRE(destroys<column_pool, std::uint32_t>);
+  STATIC_REQUIRE(indexes<node_column, node>);
+  STATIC_REQUIRE_FALSE(indexes<node_column, handle<item_tag>>);
+  STATIC_REQUIRE_FALSE(indexes<node_column, std::uint32_t>);
+  STATIC_REQUIRE_FALSE(reads<nodes, item_column, node>);  // another pool kind's column
+  STATIC_REQUIRE(reads<nodes, node_column, node>);
+
+  nodes pool(std::uint64_t{small_bins} * 4, small_bins);
+  auto next = pool.add_column<node>("next");  // a column of handles: invalid by default
+  auto weight = pool.add_column<double>("weight", 0.5);
+  REQUIRE_FALSE(nodes::null_handle.is_valid());
+  std::vector<node> hs;
+  for (int i = 0; i < 5000; ++i) hs.push_back(pool.create());
+  for (std::size_t i = 0; i + 1 < hs.size(); ++i) next[hs[i]] = hs[i + 1];
+  REQUIRE_FALSE(next[hs.back()].is_valid());
+  REQUIRE(hs[0].next() == hs[1]);  // the kind's own member
+  // Iteration, for_each, partitions and a TBB range yield nodes: the same
+  // sequence, each live node once.
+  std::vector<node> seen(pool.begin(), pool.end()), each, parts, ranged;
+  pool.for_each([&](node h) { each.push_back(h); });
+  for (auto& part : pool.partition(3))
+    for (node h : part) parts.push_back(h);
+  for (node h : pool.range()) ranged.push_back(h);
+  REQUIRE(seen == hs);  // one thread, fresh bins: creation order
+  REQUIRE(each == hs);
+  REQUIRE(parts == hs);
+  REQUIRE(ranged == hs);
+  std::unordered_set<node> set(hs.begin(), hs.end());  // std::hash<node>
+  REQUIRE(set.size() == hs.size());
+  // Columns found by name come back typed; at/get check liveness.
+  nodes::column_type<const double> w = std::as_const(pool).get_column<double>("weight");
+  REQUIRE(w[hs[7]] == 0.5);
+  pool.destroy(hs[7]);
+  REQUIRE_FALSE(pool.is_live(hs[7]));
+  REQUIRE_THROWS_AS(pool.at(weight, hs[7]), usage_error);
+  REQUIRE_THROWS_AS(pool.destroy(hs[7]), usage_error);
+  REQUIRE_THROWS_AS(pool.destroy(nodes::null_handle), usage_error);
+  REQUIRE(pool.at(weight, hs[8]) == 0.5);
+  // compact() maps nodes to nodes: links mapped through it reach the same
+  // nodes (told apart by their weights).
+  for (std::size_t i = 0; i < hs.size(); ++i) weight[hs[i]] = static_cast<double>(i);
+  for (std::size_t i = 0; i < 4000; i += 2) pool.destroy(hs[i]);
+  std::map<double, double> successor;
+  for (node h : pool) {
+    if (next[h].is_valid() && !pool.is_live(next[h])) next[h] = node{};
+    if (next[h].is_valid()) successor[weight[h]] = weight[next[h]];
+  }
+  REQUIRE(successor.size() == 1000);  // hs[3999] -> hs[4000] -> ... -> hs[4999]
+  const auto remap = pool.compact();
+  REQUIRE(remap.size() > 0);
+  std::size_t linked = 0;
+  for (node h : pool)
+    if (next[h].is_valid()) next[h] = remap(next[h]);
+  for (node h : pool) {
+    if (!next[h].is_valid()) continue;
+    REQUIRE(pool.is_live(next[h]));
+    REQUIRE(weight[next[h]] == successor.at(weight[h]));
+    ++linked;
+  }
+  REQUIRE(linked == successor.size());
+  pool.validate();
+  // A pool of plain tagged handles, thread-safe variant.
+  items it(std::uint64_t{small_bins} * 2, small_bins);
+  auto v = it.add_column<int>("v", 3);
+  const handle<item_tag> a = it.create();
+  REQUIRE(v[a] == 3);
+  REQUIRE(it.is_live(a));
+  REQUIRE(*it.begin() == a);
+  it.destroy(a);
+  REQUIRE(it.empty());
 }

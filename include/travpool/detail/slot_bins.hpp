@@ -21,7 +21,9 @@
 // The iterators read it once per bin and otherwise work on the bitmap
 // alone: a handle is handle_base + 64 k + j for bit j of word k.
 //
-//   handle_iterator  bidirectional, yields handles in bin-list order and
+//   handle_iterator<Handle>
+//                    bidirectional, yields handles (as Handle: std::uint32_t
+//                    or a strong handle, handle.hpp) in bin-list order and
 //                    ascending handle order within a bin; its cursor is
 //                    {bin, word, bits, base} (layout_compact.hpp's cursor
 //                    with a handle instead of a pointer): ++ is
@@ -37,6 +39,7 @@
 #include <cstdint>
 #include <iterator>
 
+#include "../handle.hpp"
 #include "bin.hpp"
 #include "bin_algorithms.hpp"
 #include "layout_compact.hpp"
@@ -151,15 +154,17 @@ class run_range {
   run_iterator end_;
 };
 
-// The live handles of a column pool, in bin-list order. end() is at the
-// list's root with no word. Equal iff at the same chunk (or both at end).
+// The live handles of a column pool, in bin-list order, as Handle values.
+// end() is at the list's root with no word. Equal iff at the same chunk (or
+// both at end).
+template <pool_handle Handle = std::uint32_t>
 class handle_iterator {
  public:
-  using value_type = std::uint32_t;
+  using value_type = Handle;
   using difference_type = std::ptrdiff_t;
   using iterator_concept = std::bidirectional_iterator_tag;
   using iterator_category = std::input_iterator_tag;  // yields prvalues
-  using reference = std::uint32_t;
+  using reference = Handle;
   // pool_subrange offers runs().
   static constexpr bool handle_runs = true;
 
@@ -188,7 +193,9 @@ class handle_iterator {
     return it;
   }
 
-  std::uint32_t operator*() const noexcept { return base_ + static_cast<std::uint32_t>(std::countr_zero(bits_)); }
+  Handle operator*() const noexcept {
+    return make_handle<Handle>(base_ + static_cast<std::uint32_t>(std::countr_zero(bits_)));
+  }
 
   // Complexity: O(1) amortised: one AND and a bit scan in a word; the next
   // word inline; else a jump over the free run or to the next bin.
@@ -244,7 +251,7 @@ class handle_iterator {
         std::uint64_t live = slot_ops::live_word(*b, k);
         const std::uint32_t h0 = base + static_cast<std::uint32_t>(k * 64);
         while (live != 0) {
-          f(h0 + static_cast<std::uint32_t>(std::countr_zero(live)));
+          f(make_handle<Handle>(h0 + static_cast<std::uint32_t>(std::countr_zero(live))));
           live &= live - 1;
         }
       }
