@@ -66,7 +66,8 @@ void for_each_element(const element_range<Handle>& elements, execution how, F&& 
         auto parts = elements.partition(4 * static_cast<std::size_t>(threads));
         const auto n = static_cast<std::ptrdiff_t>(parts.size());
 #pragma omp parallel for schedule(dynamic, 1)
-        for (std::ptrdiff_t i = 0; i < n; ++i) sweep_runs(element_pool::runs(parts[static_cast<std::size_t>(i)]));
+        for (std::ptrdiff_t i = 0; i < n; ++i)
+          sweep_runs(element_pool<Handle>::runs(parts[static_cast<std::size_t>(i)]));
         return;
       }
 #endif
@@ -74,8 +75,9 @@ void for_each_element(const element_range<Handle>& elements, execution how, F&& 
       return;
     }
     case execution::tbb:
-      tbb::parallel_for(elements.range(),
-                        [&](const element_pool::range_type& r) { sweep_runs(element_pool::runs(r)); });
+      tbb::parallel_for(elements.range(), [&](const typename element_pool<Handle>::range_type& r) {
+        sweep_runs(element_pool<Handle>::runs(r));
+      });
       return;
   }
 }

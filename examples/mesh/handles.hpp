@@ -1,8 +1,10 @@
 // examples/mesh/handles.hpp: the mesh's 32-bit handle types (Vertex,
 // Halfedge, Edge, Face), its typed properties, and vec3.
 //
-// A handle is the column pool handle of its element (travpool/column_pool.hpp),
-// wrapped in a strong type so that a Vertex cannot be passed for a Face:
+// Vertex, Edge and Face are strong handles (travpool/handle.hpp), the
+// handle types of the mesh's three column pools (basic_column_pool<Vertex>,
+// ...), so a Vertex cannot be passed for a Face, to the mesh or to a pool;
+// Halfedge is a strong handle of no pool:
 //
 //   Vertex, Edge, Face    = the handle of the element in its pool
 //   Halfedge              = 2 * edge + side,  side in {0, 1}
@@ -16,14 +18,13 @@
 
 #include <array>
 #include <cmath>
-#include <compare>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <new>
 #include <type_traits>
 
-#include <travpool/column_pool.hpp>
+#include <travpool/column.hpp>
+#include <travpool/handle.hpp>
 
 namespace travpool::mesh {
 
@@ -60,22 +61,6 @@ inline vec3 normalized(const vec3& a) noexcept {
   return n > 0 ? a * (1.0 / n) : a;
 }
 
-// A 32-bit handle of the element kind Derived.
-template <class Derived>
-class basic_handle {
- public:
-  static constexpr std::uint32_t invalid_index = 0xffff'ffffu;
-  constexpr basic_handle() noexcept = default;
-  constexpr explicit basic_handle(std::uint32_t i) noexcept : i_(i) {}
-  constexpr std::uint32_t idx() const noexcept { return i_; }
-  constexpr bool is_valid() const noexcept { return i_ != invalid_index; }
-  friend constexpr bool operator==(basic_handle, basic_handle) noexcept = default;
-  friend constexpr auto operator<=>(basic_handle, basic_handle) noexcept = default;
-
- private:
-  std::uint32_t i_ = invalid_index;
-};
-
 class Edge;
 
 struct Vertex : basic_handle<Vertex> {
@@ -100,7 +85,11 @@ class Edge : public basic_handle<Edge> {
 };
 constexpr Edge Halfedge::edge() const noexcept { return Edge(idx() >> 1); }
 
-static_assert(sizeof(Vertex) == 4 && sizeof(Halfedge) == 4 && sizeof(Edge) == 4 && sizeof(Face) == 4);
+static_assert(strong_handle<Vertex> && strong_handle<Halfedge> && strong_handle<Edge> && strong_handle<Face>);
+
+// The pool that holds elements of kind Handle: a halfedge's is its edge's.
+template <class Handle>
+using pool_handle_t = std::conditional_t<std::is_same_v<Handle, Halfedge>, Edge, Handle>;
 
 // The column element type that holds T for handle kind Handle: both halves
 // of an edge for halfedges, T itself otherwise.
@@ -114,7 +103,7 @@ using property_element = std::conditional_t<std::is_same_v<Handle, Halfedge>, st
 template <class Handle, class T>
 class property {
   using element = property_element<Handle, std::remove_const_t<T>>;
-  using key = column<std::conditional_t<std::is_const_v<T>, const element, element>>;
+  using key = column<std::conditional_t<std::is_const_v<T>, const element, element>, pool_handle_t<Handle>>;
 
  public:
   property() = default;
@@ -129,7 +118,7 @@ class property {
       byte* p = reinterpret_cast<byte*>(c_.data()) + std::size_t{h.idx()} * sizeof(T);
       return *std::launder(reinterpret_cast<T*>(p));
     } else {
-      return c_[h.idx()];
+      return c_[h];
     }
   }
   explicit operator bool() const noexcept { return static_cast<bool>(c_); }
@@ -153,9 +142,3 @@ template <class T>
 using face_property = property<Face, T>;
 
 }  // namespace travpool::mesh
-
-template <class H>
-requires std::is_base_of_v<travpool::mesh::basic_handle<H>, H>
-struct std::hash<H> {
-  std::size_t operator()(H h) const noexcept { return std::hash<std::uint32_t>()(h.idx()); }
-};

@@ -89,10 +89,10 @@ class triangle_mesh {
   std::size_t edge_count() const noexcept { return edges_.size(); }
   std::size_t halfedge_count() const noexcept { return 2 * edges_.size(); }
   std::size_t face_count() const noexcept { return faces_.size(); }
-  bool is_live(Vertex v) const noexcept { return vertices_.is_live(v.idx()); }
-  bool is_live(Edge e) const noexcept { return edges_.is_live(e.idx()); }
-  bool is_live(Halfedge h) const noexcept { return h.is_valid() && edges_.is_live(h.idx() >> 1); }
-  bool is_live(Face f) const noexcept { return faces_.is_live(f.idx()); }
+  bool is_live(Vertex v) const noexcept { return vertices_.is_live(v); }
+  bool is_live(Edge e) const noexcept { return edges_.is_live(e); }
+  bool is_live(Halfedge h) const noexcept { return h.is_valid() && edges_.is_live(h.edge()); }
+  bool is_live(Face f) const noexcept { return faces_.is_live(f); }
 
   // --- connectivity (O(1) unless noted; handles must be live) ---
   Vertex to(Halfedge h) const noexcept { return links_[h].to; }
@@ -275,7 +275,7 @@ class triangle_mesh {
  private:
   // The pool that holds the elements of kind Handle (edges_ for halfedges).
   template <class Handle>
-  element_pool& pool_of() noexcept {
+  element_pool<pool_handle_t<Handle>>& pool_of() noexcept {
     static_assert(std::is_same_v<Handle, Vertex> || std::is_same_v<Handle, Halfedge> || std::is_same_v<Handle, Edge> ||
                       std::is_same_v<Handle, Face>,
                   "triangle_mesh: a property is of Vertex, Halfedge, Edge or Face");
@@ -287,18 +287,17 @@ class triangle_mesh {
       return edges_;
   }
   template <class Handle>
-  const element_pool& pool_of() const noexcept {
+  const element_pool<pool_handle_t<Handle>>& pool_of() const noexcept {
     return const_cast<triangle_mesh*>(this)->pool_of<Handle>();
   }
-  template <class Handle, class T>
-  property<Handle, T> add_user_column(element_pool& pool, std::string name, T init);
-  template <class E>
-  static column<E> user_column(const element_pool& pool, std::string_view name);
-  template <class E>
-  static column<E> user_column(element_pool& pool, std::string_view name);
-  template <class E>
-  void remove_user_column(element_pool& pool, column<E> key);
-  void remove_user_column(element_pool& pool, std::string_view name);
+  template <class Handle, class T, class Pool>
+  property<Handle, T> add_user_column(Pool& pool, std::string name, T init);
+  template <class E, class Pool>
+  static auto user_column(Pool& pool, std::string_view name);
+  template <class E, class H>
+  void remove_user_column(element_pool<H>& pool, column<E, H> key);
+  template <class H>
+  void remove_user_column(element_pool<H>& pool, std::string_view name);
   static void check_user_name(std::string_view name);
 
   Edge new_edge(Vertex a, Vertex b);
@@ -308,7 +307,9 @@ class triangle_mesh {
   void remove_edge_helper(Halfedge h);
   void remove_loop_helper(Halfedge h);
 
-  element_pool vertices_, edges_, faces_;
+  element_pool<Vertex> vertices_;
+  element_pool<Edge> edges_;
+  element_pool<Face> faces_;
   vertex_property<Halfedge> out_;
   vertex_property<vec3> position_, vnormal_;
   halfedge_property<halfedge_link> links_;
@@ -345,29 +346,25 @@ inline void triangle_mesh::check_user_name(std::string_view name) {
     throw usage_error("triangle_mesh: property name '" + std::string(name) + "' is reserved (prefix tp:)");
 }
 
-template <class Handle, class T>
-property<Handle, T> triangle_mesh::add_user_column(element_pool& pool, std::string name, T init) {
+template <class Handle, class T, class Pool>
+property<Handle, T> triangle_mesh::add_user_column(Pool& pool, std::string name, T init) {
   check_user_name(name);
   if constexpr (std::is_same_v<Handle, Halfedge>)
-    return property<Handle, T>(pool.add_column<std::array<T, 2>>(std::move(name), {init, init}));
+    return property<Handle, T>(pool.template add_column<std::array<T, 2>>(std::move(name), {init, init}));
   else
-    return property<Handle, T>(pool.add_column<T>(std::move(name), std::move(init)));
+    return property<Handle, T>(pool.template add_column<T>(std::move(name), std::move(init)));
 }
 
-template <class E>
-column<E> triangle_mesh::user_column(const element_pool& pool, std::string_view name) {
+// Returns: the key of pool's column of E named `name` (E const: from a
+// const pool, read-only).
+template <class E, class Pool>
+auto triangle_mesh::user_column(Pool& pool, std::string_view name) {
   check_user_name(name);
-  return pool.get_column<std::remove_const_t<E>>(name);
+  return pool.template get_column<std::remove_const_t<E>>(name);
 }
 
-template <class E>
-column<E> triangle_mesh::user_column(element_pool& pool, std::string_view name) {
-  check_user_name(name);
-  return pool.get_column<E>(name);
-}
-
-template <class E>
-void triangle_mesh::remove_user_column(element_pool& pool, column<E> key) {
+template <class E, class H>
+void triangle_mesh::remove_user_column(element_pool<H>& pool, column<E, H> key) {
   const void* id = key.id();
   if (id == out_.column_key().id() || id == position_.column_key().id() || id == vnormal_.column_key().id() ||
       id == links_.column_key().id() || id == face_of_.column_key().id() || id == half_.column_key().id() ||
@@ -376,7 +373,8 @@ void triangle_mesh::remove_user_column(element_pool& pool, column<E> key) {
   pool.remove_column(key);
 }
 
-inline void triangle_mesh::remove_user_column(element_pool& pool, std::string_view name) {
+template <class H>
+void triangle_mesh::remove_user_column(element_pool<H>& pool, std::string_view name) {
   check_user_name(name);
   pool.remove_column(name);
 }
@@ -587,8 +585,8 @@ inline void triangle_mesh::remove_edge_helper(Halfedge h) {
   if (fo.is_valid()) half_[fo] = on;
   if (out_[vh] == o) out_[vh] = hn;
   if (on_boundary) adjust_out(vh);
-  vertices_.destroy(vo.idx());
-  edges_.destroy(h.edge().idx());
+  vertices_.destroy(vo);
+  edges_.destroy(h.edge());
 }
 
 inline void triangle_mesh::remove_loop_helper(Halfedge h0) {
@@ -606,8 +604,8 @@ inline void triangle_mesh::remove_loop_helper(Halfedge h0) {
   if (out_[v0] == o0) out_[v0] = h1;
   if (out_[v1] == h0) out_[v1] = o1;
   if (fo.is_valid() && half_[fo] == o0) half_[fo] = h1;
-  if (fh.is_valid()) faces_.destroy(fh.idx());
-  edges_.destroy(h0.edge().idx());
+  if (fh.is_valid()) faces_.destroy(fh);
+  edges_.destroy(h0.edge());
 }
 
 // -------------------------------------------------------------------------
@@ -706,23 +704,23 @@ inline void triangle_mesh::delete_face(Face f) {
     corners_of_f[k++] = to(h);
     h = next(h);
   } while (h != h0 && k < 3);
-  faces_.destroy(f.idx());
+  faces_.destroy(f);
   for (int i = 0; i < n_dead; ++i) {
     const Halfedge a = dead_edges[i].halfedge(0), b = dead_edges[i].halfedge(1);
     const Vertex va = to(a), vb = to(b);
     const Halfedge next_a = next(a), prev_a = prev(a), next_b = next(b), prev_b = prev(b);
     link(prev_a, next_b);
     link(prev_b, next_a);
-    edges_.destroy(dead_edges[i].idx());
+    edges_.destroy(dead_edges[i]);
     if (out_[va] == b) {
       if (next_a == b)
-        vertices_.destroy(va.idx());
+        vertices_.destroy(va);
       else
         out_[va] = next_a;
     }
     if (out_[vb] == a) {
       if (next_b == a)
-        vertices_.destroy(vb.idx());
+        vertices_.destroy(vb);
       else
         out_[vb] = next_b;
     }
@@ -741,7 +739,7 @@ inline void triangle_mesh::delete_vertex(Vertex v) {
   std::vector<Face> around;
   for (const Face f : faces_around(v)) around.push_back(f);
   for (const Face f : around) delete_face(f);
-  if (is_live(v)) vertices_.destroy(v.idx());
+  if (is_live(v)) vertices_.destroy(v);
 }
 
 // -------------------------------------------------------------------------
@@ -947,7 +945,7 @@ inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std:
       try {
         split_of[e.idx()] = new_edge(m, to(e.halfedge(0)));
       } catch (...) {
-        vertices_.destroy(m.idx());
+        vertices_.destroy(m);
         throw;
       }
       if (!face_of_[e.halfedge(0)].is_valid())
@@ -958,13 +956,13 @@ inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std:
     for (; inners < inner.size(); ++inners) inner[inners] = Edge(edges_.create());
     for (; corners < corner.size(); ++corners) corner[corners] = Face(faces_.create());
   } catch (...) {
-    while (corners != 0) faces_.destroy(corner[--corners].idx());
-    while (inners != 0) edges_.destroy(inner[--inners].idx());
+    while (corners != 0) faces_.destroy(corner[--corners]);
+    while (inners != 0) edges_.destroy(inner[--inners]);
     while (done != 0) {
       const Edge n = split_of[old_edges[--done].idx()];
       const Vertex m = to(n.halfedge(1));
-      edges_.destroy(n.idx());
-      vertices_.destroy(m.idx());
+      edges_.destroy(n);
+      vertices_.destroy(m);
     }
     throw;
   }

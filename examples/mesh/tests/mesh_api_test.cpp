@@ -3,7 +3,9 @@
 // valid through mass deletion.
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -147,7 +149,37 @@ template <class R>
 concept can_create = requires(R& r) {
   r.create();
 };
+// Whether a property of kind K can be indexed by a handle of kind H.
+template <class P, class H>
+concept indexes = requires(const P& p, H h) {
+  p[h];
+};
 }  // namespace
+
+TEST_CASE("every view of an element kind yields that kind's handle type", "[mesh]") {
+  auto m = sphere(1);
+  auto parts = m.faces().partition(3);
+  std::size_t faces = 0;
+  for (auto& part : parts)
+    for (const auto f : part) {
+      STATIC_REQUIRE(std::is_same_v<std::remove_const_t<decltype(f)>, Face>);
+      CHECK(m.is_live(f));
+      ++faces;
+    }
+  CHECK(faces == m.face_count());
+  std::size_t edges = 0;
+  for (const auto e : m.edges().range()) {
+    STATIC_REQUIRE(std::is_same_v<std::remove_const_t<decltype(e)>, Edge>);
+    edges += m.is_live(e);
+  }
+  CHECK(edges == m.edge_count());
+  STATIC_REQUIRE(std::is_same_v<std::iter_value_t<element_range<Vertex>::iterator>, Vertex>);
+  STATIC_REQUIRE(indexes<vertex_property<int>, Vertex>);
+  STATIC_REQUIRE_FALSE(indexes<vertex_property<int>, Face>);
+  STATIC_REQUIRE_FALSE(indexes<vertex_property<int>, std::uint32_t>);
+  STATIC_REQUIRE(indexes<halfedge_property<int>, Halfedge>);
+  STATIC_REQUIRE_FALSE(indexes<halfedge_property<int>, Edge>);
+}
 
 TEST_CASE("connectivity is read-only from outside", "[mesh]") {
   STATIC_REQUIRE(can_write_position<triangle_mesh>);
