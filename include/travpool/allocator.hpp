@@ -160,6 +160,19 @@ class node_pool final : public node_pool_base {
 
 inline namespace TRAVPOOL_ABI_NAMESPACE {
 
+// The pool type that basic_allocator<T, Options...> takes T's nodes from:
+// the allocator's options, with layout::interleaved unless they name a
+// layout. Node chunks are never swept, so the faster create/destroy of
+// interleaved wins over compact's sweeps (pool<T>'s own default);
+// layout::compact remains an option. Outside the allocator, so that
+// naming basic_allocator<T> needs no complete T (a node type may hold a
+// container of itself: [allocator.requirements.completeness]).
+template <class T, class... Options>
+using allocator_pool_t =
+    std::conditional_t<detail::count_category_v<detail::layout_category, Options...> == 0,
+                       basic_pool<detail::node_storage<sizeof(T), alignof(T)>, layout::interleaved, Options...>,
+                       basic_pool<detail::node_storage<sizeof(T), alignof(T)>, Options...>>;
+
 // A standard Allocator (see the header comment for routing, sharing, memory
 // return and thread safety). Options: those of basic_pool, for the node
 // pools: a sync option (sync::none by default, sync::bin_locks,
@@ -183,15 +196,6 @@ class basic_allocator {
   struct rebind {
     using other = basic_allocator<U, Options...>;
   };
-
-  // The pool type of T's nodes: the allocator's options, with
-  // layout::interleaved unless they name a layout. Node chunks are never
-  // swept, so the faster create/destroy of interleaved wins over compact's
-  // sweeps (pool<T>'s own default); layout::compact remains an option.
-  using pool_type =
-      std::conditional_t<detail::count_category_v<detail::layout_category, Options...> == 0,
-                         basic_pool<detail::node_storage<sizeof(T), alignof(T)>, layout::interleaved, Options...>,
-                         basic_pool<detail::node_storage<sizeof(T), alignof(T)>, Options...>>;
 
   // Nodes up to this size take pool chunks; bigger ones go to operator new.
   static constexpr std::size_t max_node_bytes = 4096;
@@ -260,7 +264,7 @@ class basic_allocator {
   }
 
  private:
-  static auto& node_pool() { return detail::node_pool<pool_type, Options...>::instance(); }
+  static auto& node_pool() { return detail::node_pool<allocator_pool_t<T, Options...>, Options...>::instance(); }
 };
 
 template <class T, class U, class... Options>

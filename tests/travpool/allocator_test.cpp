@@ -116,10 +116,10 @@ TEST_CASE("allocator: Allocator requirements and traits", "[allocator]") {
   STATIC_REQUIRE(std::is_empty_v<A>);
   STATIC_REQUIRE(noexcept(std::declval<A&>().deallocate(nullptr, 1)));
   // Node pools use layout::interleaved unless a layout is named.
-  STATIC_REQUIRE(std::is_same_v<travpool::allocator<int>::pool_type::layout_type, travpool::layout::interleaved>);
-  STATIC_REQUIRE(std::is_same_v<travpool::basic_allocator<int, travpool::sync::bin_locks>::pool_type::layout_type,
+  STATIC_REQUIRE(std::is_same_v<travpool::allocator_pool_t<int>::layout_type, travpool::layout::interleaved>);
+  STATIC_REQUIRE(std::is_same_v<travpool::allocator_pool_t<int, travpool::sync::bin_locks>::layout_type,
                                 travpool::layout::interleaved>);
-  STATIC_REQUIRE(std::is_same_v<travpool::basic_allocator<int, travpool::layout::compact>::pool_type::layout_type,
+  STATIC_REQUIRE(std::is_same_v<travpool::allocator_pool_t<int, travpool::layout::compact>::layout_type,
                                 travpool::layout::compact>);
   STATIC_REQUIRE(
       std::is_same_v<std::allocator_traits<concurrent_allocator<int>>::rebind_alloc<long>, concurrent_allocator<long>>);
@@ -191,6 +191,47 @@ TEST_CASE("allocator: allocate(1) takes a pool chunk, other requests go to opera
   }
 
   SECTION("oversized requests throw") { CHECK_THROWS_AS(a.allocate(a.max_size() + 1), std::bad_array_new_length); }
+}
+
+namespace {
+// A node type that holds containers of itself, allocated by travpool: legal
+// with an allocator that meets [allocator.requirements.completeness] (the
+// type is incomplete where its members are declared).
+struct tree_node {
+  int value = 0;
+  std::list<tree_node, allocator<tree_node>> kids;
+  std::forward_list<tree_node, concurrent_allocator<tree_node>> links;
+  std::vector<tree_node, allocator<tree_node>> flat;
+};
+// Returns: the number of nodes of the tree under t, t included.
+std::size_t count(const tree_node& t) {
+  std::size_t n = 1;
+  for (const tree_node& k : t.kids) n += count(k);
+  for (const tree_node& k : t.links) n += count(k);
+  for (const tree_node& k : t.flat) n += count(k);
+  return n;
+}
+}  // namespace
+
+TEST_CASE("allocator: a node type may hold containers of itself (incomplete at declaration)", "[allocator]") {
+  const std::size_t base = live_nodes<>(), base_mt = concurrent_allocator<int>::stats().nodes;
+  {
+    tree_node root;
+    for (int i = 0; i < 3; ++i) {
+      tree_node& a = root.kids.emplace_back();
+      a.value = i;
+      for (int j = 0; j < 4; ++j) a.kids.emplace_back().links.emplace_front().value = j;
+      a.flat.resize(2);
+    }
+    // List and forward_list nodes are pool chunks; the vector's arrays are not.
+    CHECK(live_nodes<>() == base + 3 + 3 * 4);
+    CHECK(concurrent_allocator<int>::stats().nodes == base_mt + 3 * 4);
+    CHECK(count(root) == 1 + 3 + 3 * 4 + 3 * 4 + 3 * 2);
+    CHECK(root.kids.back().value == 2);
+    CHECK(root.kids.front().kids.back().links.front().value == 3);
+  }
+  CHECK(live_nodes<>() == base);
+  CHECK(concurrent_allocator<int>::stats().nodes == base_mt);
 }
 
 TEST_CASE("allocator: the variants use separate pools", "[allocator]") {
