@@ -556,8 +556,12 @@ class basic_pool {
   }
 
   // Effects: ensures capacity() >= n by adding bins.
-  // Throws: std::bad_alloc; bins added before the failure stay.
-  void reserve(size_type n) { core_.reserve(n); }
+  // Throws: std::length_error if n > max_size(), at once (nothing added);
+  // std::bad_alloc; bins added before the failure stay.
+  void reserve(size_type n) {
+    if (n > max_size()) throw std::length_error("travpool: reserve(n) with n > max_size()");
+    core_.reserve(n);
+  }
 
   // Effects: gives back every bin without a live element.
   // sync::none, sync::global_mutex: the bin goes to the process's span cache

@@ -325,6 +325,10 @@ TEMPLATE_TEST_CASE("moving a pool keeps element pointers valid", "[pool]", TRAVP
 
 TEMPLATE_TEST_CASE("reserve, clear and shrink_to_fit", "[pool]", TRAVPOOL_TEST_POLICIES) {
   travpool::test::pool_t<p3, TestType> pool(bin_capacity{100});
+  // Past max_size(): length_error at once, nothing added ([hive.capacity]).
+  REQUIRE_THROWS_AS(pool.reserve(pool.max_size() + 1), std::length_error);
+  REQUIRE_THROWS_AS(pool.reserve(std::numeric_limits<std::size_t>::max()), std::length_error);
+  REQUIRE(pool.bin_count() == 0);
   pool.reserve(1000);
   REQUIRE(pool.bin_count() == 10);
   REQUIRE(pool.capacity() == 1000);
