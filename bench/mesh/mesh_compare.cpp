@@ -17,7 +17,7 @@
 // the named contenders only, --parts the named parts only; --thp off
 // disables transparent huge pages for the whole run, every contender
 // alike, with prctl(PR_SET_THP_DISABLE), so vector_huge equals vector):
-//   (a) travpool    examples/mesh (column pools, 32-bit handles);
+//   (a) travpool    travpool/mesh (column pools, 32-bit handles);
 //                   compare/pool_meshes.hpp, compare/travpool_deletion.hpp
 //   (b) vector      bench/mesh/vector_mesh.hpp on std::allocator, and
 //       vector_huge the same on huge pages; compare/vector_meshes.hpp
@@ -45,12 +45,12 @@
 #include <omp.h>
 #endif
 
+#include <travpool/mesh/io.hpp>
 #include "compare/openmesh.hpp"
 #include "compare/report.hpp"
 #include "compare/travpool_deletion.hpp"
 #include "compare/vector_meshes.hpp"
 #include "generate.hpp"
-#include "io.hpp"
 
 using namespace travpool::mesh;
 using namespace travpool::mesh::compare;

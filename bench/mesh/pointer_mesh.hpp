@@ -32,7 +32,7 @@
 
 #include <travpool/pool.hpp>
 
-#include "mesh.hpp"  // vec3, topology_error
+#include <travpool/mesh/mesh.hpp>  // vec3, topology_error
 
 namespace travpool::mesh::bench::pointer {
 

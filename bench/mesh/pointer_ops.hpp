@@ -14,7 +14,7 @@
 #include <omp.h>
 #endif
 
-#include "algorithms.hpp"  // execution, split_collapse_result
+#include <travpool/mesh/algorithms.hpp>  // execution, split_collapse_result
 #include "pointer_mesh.hpp"
 
 namespace travpool::mesh::bench::pointer {

@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
+#include <travpool/mesh/mesh.hpp>  // vec3 and its helpers only
 #include "huge_page_allocator.hpp"
-#include "mesh.hpp"  // vec3 and its helpers only
 
 namespace travpool::mesh::bench {
 

@@ -3,7 +3,7 @@
 // loop_subdivision: new positions of the old vertices into a buffer, an
 // edge point per old edge, insert_vertex on every old edge, then
 // insert_edge cuts the three corners of every old face (a hexagon by
-// then). Same rules, weights and order of operations as examples/mesh's
+// then). Same rules, weights and order of operations as travpool::mesh's
 // loop_subdivide (Loop 1987, boundary rules of Hoppe et al.), so both
 // produce the same positions.
 #pragma once

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "algorithms.hpp"
-#include "mesh.hpp"
-#include "soup.hpp"
+#include <travpool/mesh/algorithms.hpp>
+#include <travpool/mesh/mesh.hpp>
+#include <travpool/mesh/soup.hpp>
 
 namespace travpool::mesh {
 

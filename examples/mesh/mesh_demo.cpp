@@ -29,9 +29,9 @@
 #include <omp.h>
 #endif
 
-#include "algorithms.hpp"
+#include <travpool/mesh/algorithms.hpp>
+#include <travpool/mesh/io.hpp>
 #include "generate.hpp"
-#include "io.hpp"
 #include "timing.hpp"
 
 using namespace travpool::mesh;

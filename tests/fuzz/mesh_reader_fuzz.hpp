@@ -1,4 +1,4 @@
-// Fuzz body for the mesh reader (examples/mesh): the first byte picks the
+// Fuzz body for the mesh reader (travpool/mesh/io.hpp): the first byte picks the
 // format ('p': PLY; otherwise its low bit: 1 OFF, 0 OBJ), the rest is the
 // file. Every input must either load a mesh that passes validate(), or fail
 // with io_error / topology_error: no crash, hang or huge allocation
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "../../examples/mesh/io.hpp"
+#include <travpool/mesh/io.hpp>
 
 namespace travpool::fuzz {
 

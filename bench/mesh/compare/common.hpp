@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "mesh.hpp"
+#include <travpool/mesh/mesh.hpp>
 #include "timing.hpp"
 
 namespace travpool::mesh::compare {

@@ -1,5 +1,5 @@
 // bench/mesh/compare/pool_meshes.hpp: contenders (a) travpool
-// (examples/mesh, column pools) and (d) the pointer mesh
+// (travpool/mesh, column pools) and (d) the pointer mesh
 // (bench/mesh/pointer_mesh.hpp), which share one protocol: one Loop level of
 // the coarse soup (R rebuilds, only the subdivision timed); on the full
 // soup normals and smooth10 serially, with OpenMP and with TBB, then
@@ -7,7 +7,7 @@
 // deletion scenario (travpool_deletion.hpp).
 #pragma once
 
-#include "algorithms.hpp"
+#include <travpool/mesh/algorithms.hpp>
 #include "common.hpp"
 #include "pointer_ops.hpp"
 

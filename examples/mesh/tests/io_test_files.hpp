@@ -15,8 +15,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "algorithms.hpp"
-#include "io.hpp"
+#include <travpool/mesh/algorithms.hpp>
+#include <travpool/mesh/io.hpp>
 
 namespace mesh_io_test {
 

@@ -15,9 +15,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "algorithms.hpp"
+#include <travpool/mesh/algorithms.hpp>
+#include <travpool/mesh/mesh.hpp>
 #include "generate.hpp"
-#include "mesh.hpp"
 #include "test_meshes.hpp"
 
 using namespace travpool::mesh;

@@ -16,9 +16,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "algorithms.hpp"
+#include <travpool/mesh/algorithms.hpp>
+#include <travpool/mesh/io.hpp>
 #include "generate.hpp"
-#include "io.hpp"
 #include "io_test_files.hpp"
 
 using namespace travpool::mesh;

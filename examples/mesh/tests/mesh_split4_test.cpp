@@ -18,10 +18,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "algorithms.hpp"
+#include <travpool/mesh/algorithms.hpp>
+#include <travpool/mesh/mesh.hpp>
+#include <travpool/mesh/soup.hpp>
 #include "generate.hpp"
-#include "mesh.hpp"
-#include "soup.hpp"
 #include "test_meshes.hpp"
 
 using namespace travpool::mesh;

@@ -5,7 +5,7 @@
 #include <array>
 #include <vector>
 
-#include "mesh.hpp"
+#include <travpool/mesh/mesh.hpp>
 
 namespace travpool::mesh::testing {
 

@@ -1,4 +1,4 @@
-// examples/mesh/soup.hpp: triangle soups, the exchange form of the readers,
+// travpool/mesh/soup.hpp: triangle soups, the exchange form of the readers,
 // writers and generators: a mesh is built from one and written as one.
 // Needs neither TBB nor OpenMP (reading a file pulls in only this and
 // mesh.hpp).

@@ -1,4 +1,4 @@
-// examples/mesh/algorithms.hpp: the Sieger & Botsch mesh-benchmark operations
+// travpool/mesh/algorithms.hpp: the Sieger & Botsch mesh-benchmark operations
 // on travpool::mesh::triangle_mesh, serial and parallel.
 //
 // Parallel loops run over the handle runs of the pools' partitions
@@ -6,6 +6,13 @@
 // pools' TBB ranges (tbb::parallel_for(range(), ...)). Each element is computed from the
 // same inputs in the same order as in the serial loop, so the parallel
 // results equal the serial ones bit for bit.
+//
+// Neither OpenMP nor TBB is required. execution::openmp needs a build with
+// OpenMP (-fopenmp, CMake OpenMP::OpenMP_CXX: _OPENMP defined);
+// execution::tbb needs TRAVPOOL_MESH_TBB=1 and TBB linked (the CMake target
+// travpool::mesh_tbb gives both). Without them those modes throw
+// usage_error, rather than running serially unnoticed; available(how)
+// tells which modes this build has.
 #pragma once
 
 #include <array>
@@ -14,13 +21,21 @@
 #include <cstdint>
 #include <numbers>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
+#ifndef TRAVPOOL_MESH_TBB
+#define TRAVPOOL_MESH_TBB 0
+#endif
+#if TRAVPOOL_MESH_TBB
 #include <tbb/parallel_for.h>
+#endif
 
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
+
+#include <travpool/usage_error.hpp>
 
 #include "mesh.hpp"
 #include "soup.hpp"
@@ -41,15 +56,38 @@ inline const char* to_string(execution e) noexcept {
   return "?";
 }
 
+// Returns: whether this build can run `how` (serial always; openmp with
+// OpenMP enabled; tbb with TRAVPOOL_MESH_TBB=1).
+constexpr bool available(execution how) noexcept {
+  switch (how) {
+    case execution::serial:
+      return true;
+    case execution::openmp:
+#if defined(_OPENMP)
+      return true;
+#else
+      return false;
+#endif
+    case execution::tbb:
+      return TRAVPOOL_MESH_TBB != 0;
+  }
+  return false;
+}
+
 // Calls f(handle) for every live element of `elements` (an element_range):
 // serially, a bitmap word at a time; with OpenMP over
 // elements.partition(4 * threads), scheduled dynamically; with TBB over
 // elements.range(). Each part runs over its handle runs [first, last),
 // so the inner loop is a plain index loop. f must not create or destroy
 // elements and must be safe to run concurrently on distinct elements.
+// Throws: usage_error if !available(how) (then f is not called).
 template <class Handle, class F>
 void for_each_element(const element_range<Handle>& elements, execution how, F&& f) {
-  auto sweep_runs = [&](auto runs) {
+  if (!available(how))
+    throw usage_error(std::string("travpool::mesh: execution::") + to_string(how) +
+                      " is not in this build (OpenMP: compile with -fopenmp; TBB: define TRAVPOOL_MESH_TBB=1 and link "
+                      "TBB, as the CMake target travpool::mesh_tbb does)");
+  [[maybe_unused]] auto sweep_runs = [&](auto runs) {
     for (const auto s : runs)
       for (std::uint32_t h = s.first; h < s.last; ++h) f(Handle(h));
   };
@@ -71,13 +109,15 @@ void for_each_element(const element_range<Handle>& elements, execution how, F&& 
         return;
       }
 #endif
-      elements.for_each(f);
+      elements.for_each(f);  // one thread, or one bin
       return;
     }
     case execution::tbb:
+#if TRAVPOOL_MESH_TBB
       tbb::parallel_for(elements.range(), [&](const typename element_pool<Handle>::range_type& r) {
         sweep_runs(element_pool<Handle>::runs(r));
       });
+#endif
       return;
   }
 }

@@ -1,4 +1,4 @@
-// examples/mesh/handles.hpp: the mesh's 32-bit handle types (Vertex,
+// travpool/mesh/handles.hpp: the mesh's 32-bit handle types (Vertex,
 // Halfedge, Edge, Face), its typed properties, and vec3.
 //
 // Vertex, Edge and Face are strong handles (travpool/handle.hpp), the

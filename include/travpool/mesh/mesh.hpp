@@ -1,4 +1,4 @@
-// examples/mesh/mesh.hpp: a halfedge triangle mesh on travpool column pools,
+// travpool/mesh/mesh.hpp: a halfedge triangle mesh on travpool column pools,
 // with stable 32-bit handles and no garbage collection.
 //
 // DESIGN NOTE

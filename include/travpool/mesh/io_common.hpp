@@ -1,4 +1,4 @@
-// examples/mesh/io_common.hpp: the pieces that the OFF, OBJ and PLY readers
+// travpool/mesh/io_common.hpp: the pieces that the OFF, OBJ and PLY readers
 // and writers share (io.hpp, io_ply.hpp).
 //
 // Design: a reader turns a whole file held in memory into a triangle soup

@@ -1,4 +1,4 @@
-// examples/mesh/io_ply_header.hpp: the PLY header (io_ply.hpp reads the
+// travpool/mesh/io_ply_header.hpp: the PLY header (io_ply.hpp reads the
 // body).
 //
 // Design: the header becomes a list of elements in file order, each with

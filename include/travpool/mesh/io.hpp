@@ -1,4 +1,4 @@
-// examples/mesh/io.hpp: reading and writing OFF, OBJ and PLY triangle meshes.
+// travpool/mesh/io.hpp: reading and writing OFF, OBJ and PLY triangle meshes.
 //
 // Reading is strict and bounded: every error throws io_error with the
 // message "FILE:LINE: what" (no crash, no hang, and no allocation larger

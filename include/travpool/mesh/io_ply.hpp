@@ -1,4 +1,4 @@
-// examples/mesh/io_ply.hpp: reading and writing PLY triangle meshes.
+// travpool/mesh/io_ply.hpp: reading and writing PLY triangle meshes.
 //
 // Design: the header is parsed into a list of elements (name, count,
 // properties; io_ply_header.hpp); then one body loop, written once over a

@@ -1,4 +1,4 @@
-// examples/mesh/circulators.hpp: the halfedge record and the circulators of
+// travpool/mesh/circulators.hpp: the halfedge record and the circulators of
 // the mesh (mesh.hpp).
 //
 // Around a vertex the outgoing halfedges follow each other as

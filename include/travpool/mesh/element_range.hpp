@@ -1,4 +1,4 @@
-// examples/mesh/element_range.hpp: a read-only view of one of the mesh's
+// travpool/mesh/element_range.hpp: a read-only view of one of the mesh's
 // column pools, yielding its typed handles.
 //
 // The mesh hands out these views, never its pools: a view can iterate,

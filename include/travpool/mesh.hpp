@@ -1,0 +1,19 @@
+// travpool/mesh.hpp: the halfedge triangle mesh on travpool column pools
+// (CMake target travpool::mesh; docs/mesh.md), all of it:
+//
+//   travpool/mesh/mesh.hpp        triangle_mesh: handles, connectivity,
+//                                 properties, circulators, editing
+//   travpool/mesh/algorithms.hpp  normals, smoothing, Loop subdivision,
+//                                 split_collapse, serial or parallel
+//                                 (execution::openmp / execution::tbb where
+//                                 the build has them: available(how))
+//   travpool/mesh/io.hpp          OFF, OBJ and PLY: read_mesh, write_mesh,
+//                                 errors naming the file and line
+//
+// Handles (Vertex, Halfedge, Edge, Face) stay valid across deletions of
+// other elements: nothing is ever garbage-collected or renumbered.
+#pragma once
+
+#include "mesh/algorithms.hpp"
+#include "mesh/io.hpp"
+#include "mesh/mesh.hpp"
