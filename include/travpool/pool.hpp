@@ -125,6 +125,22 @@ template <class T, class Layout = layout::compact>
 inline constexpr std::uint32_t default_bin_capacity =
     detail::layout_traits<detail::layout_ops_t<Layout, T>>::default_capacity();
 
+namespace detail {
+
+// segments() is there when a pool's chunks are arrays of T: layout::compact
+// with sizeof(T) >= 12 and a multiple of alignof(T) (pool_iterator.hpp).
+template <class Iterator>
+concept segments_need_layout_compact_and_sizeof_T_at_least_12 = Iterator::contiguous_runs;
+
+// create(args...) constructs T(args...), else T{args...} (an aggregate, on
+// compilers without C++20's parenthesised aggregate initialisation).
+template <class T, class... A>
+concept constructible_from_args = std::is_constructible_v<T, A&&...> || requires(A&&... a) {
+  T{std::forward<A>(a)...};
+};
+
+}  // namespace detail
+
 inline namespace TRAVPOOL_ABI_NAMESPACE {
 
 // A pool of T in bins of fixed-size chunks, traversable in O(live + bins).
@@ -305,6 +321,9 @@ class basic_pool {
   template <class... A>
   TRAVPOOL_ALWAYS_INLINE T* create(A&&... args) {
     check_complete_type();
+    static_assert(detail::constructible_from_args<T, A...>,
+                  "travpool: create(args...) constructs T(args...) or T{args...}: T has no constructor (and is no "
+                  "aggregate) that takes these arguments");
     const detail::taken t = core_.take();
     void* where = ops::payload(*t.bin, t.index);
     if constexpr (nothrow_construct<A...>) {
@@ -508,12 +527,14 @@ class basic_pool {
   // Complexity: O(1) per segment; free runs are jumped.
   // (Templates, so that the constraint is checked where segments() is
   // used, not where the pool type is completed: T may still be incomplete.)
+  // The constraint is named for the rule, which compilers print when it
+  // fails (segments() of a pool<float> names it).
   template <class It = iterator>
-  auto segments() noexcept requires It::contiguous_runs {
+  auto segments() noexcept requires detail::segments_need_layout_compact_and_sizeof_T_at_least_12<It> {
     return begin().segments_until(end());
   }
   template <class It = const_iterator>
-  auto segments() const noexcept requires It::contiguous_runs {
+  auto segments() const noexcept requires detail::segments_need_layout_compact_and_sizeof_T_at_least_12<It> {
     return begin().segments_until(end());
   }
 
