@@ -13,7 +13,10 @@
 namespace travpool::mesh {
 
 inline soup tetrahedron_soup() {
-  return {{{1, 1, 1}, {-1, -1, 1}, {-1, 1, -1}, {1, -1, -1}}, {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}}};
+  soup s;
+  s.points = {{1, 1, 1}, {-1, -1, 1}, {-1, 1, -1}, {1, -1, -1}};
+  s.triangles = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+  return s;
 }
 
 // The unit cube, two triangles per side, outward orientation.

@@ -121,3 +121,29 @@ TEST_CASE("PLY files written by write_ply read back in OpenMesh", "[mesh][io][pl
     CHECK(ta == tb);
   }
 }
+
+TEST_CASE("vertex normals written by write_ply are OpenMesh's vertex normals", "[mesh][io][ply]") {
+  auto ours = sphere(2);
+  smooth(ours, 1);
+  compute_normals(ours);
+  std::vector<std::array<float, 3>> want;  // in the file's vertex order (traversal order)
+  for (const Vertex v : ours.vertices()) {
+    const vec3& n = ours.normal(v);
+    want.push_back({static_cast<float>(n.x), static_cast<float>(n.y), static_cast<float>(n.z)});
+  }
+  for (const auto format : {ply_format::ascii, ply_format::binary_little_endian}) {
+    const auto path = (dir() / (format == ply_format::ascii ? "normals_a.ply" : "normals_b.ply")).string();
+    INFO(path);
+    write_ply(ours, path, format, {true, {}});
+    om_mesh om;
+    OpenMesh::IO::Options opt = OpenMesh::IO::Options::VertexNormal;
+    REQUIRE(OpenMesh::IO::read_mesh(om, path, opt));
+    REQUIRE(opt.check(OpenMesh::IO::Options::VertexNormal));  // OpenMesh found them
+    std::vector<std::array<float, 3>> got;
+    for (const auto v : om.vertices()) {
+      const auto n = om.normal(v);
+      got.push_back({static_cast<float>(n[0]), static_cast<float>(n[1]), static_cast<float>(n[2])});
+    }
+    CHECK(got == want);
+  }
+}

@@ -7,7 +7,9 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <numbers>
 #include <sstream>
@@ -173,6 +175,65 @@ TEST_CASE("PLY round trips are exact in ASCII and binary", "[mesh][io][ply]") {
   bool bytes = false;
   read_soup(p, &at, &bytes);
   CHECK(bytes);
+}
+
+TEST_CASE("PLY: normals and float or double vertex properties round-trip exactly", "[mesh][io][ply]") {
+  auto m = sphere(2);
+  smooth(m, 1);
+  compute_normals(m);
+  auto quality = m.add_property<Vertex, double>("quality", 0.0);
+  auto confidence = m.add_property<Vertex, float>("confidence", 0.f);
+  m.add_property<Vertex, int>("label", 7);
+  int i = 0;
+  for (const Vertex v : m.vertices()) {
+    quality[v] = 1.0 / 3.0 + i;                      // a full mantissa
+    confidence[v] = std::nextafter(0.1f * i, 1.0f);  // not a short decimal
+    ++i;
+  }
+  const Vertex first = *m.vertices().begin();
+  quality[first] = std::numeric_limits<double>::quiet_NaN();  // kept, as stored
+  confidence[first] = -std::numeric_limits<float>::infinity();
+  for (const auto format : {ply_format::ascii, ply_format::binary_little_endian}) {
+    INFO((format == ply_format::ascii ? "ascii" : "binary"));
+    const auto p = (dir() / "values.ply").string();
+    write_ply(m, p, format, {true, {"quality", "confidence"}});
+    auto r = read_mesh(p);
+    mesh_io_test::check_same_mesh(m, r);
+    REQUIRE(r.has_property<Vertex>("quality"));
+    REQUIRE(r.has_property<Vertex>("confidence"));
+    CHECK_FALSE(r.has_property<Vertex>("label"));  // not asked for
+    const auto rq = r.get_property<Vertex, double>("quality");
+    const auto rc = r.get_property<Vertex, float>("confidence");  // float in, float out
+    std::size_t same = 0;
+    auto a = m.vertices().begin();
+    for (const Vertex v : r.vertices()) {
+      const Vertex w = *a++;
+      const bool q = std::bit_cast<std::uint64_t>(rq[v]) == std::bit_cast<std::uint64_t>(quality[w]);
+      same += q && rc[v] == confidence[w] && r.normal(v) == m.normal(w);
+    }
+    CHECK(same == m.vertex_count());
+    CHECK(std::isnan(rq[*r.vertices().begin()]));
+  }
+  // Without the normals asked for, none are read back (zero vectors).
+  const auto p = (dir() / "nonormals.ply").string();
+  write_ply(m, p, ply_format::binary_little_endian);
+  const auto plain = read_mesh(p);
+  CHECK(plain.normal(*plain.vertices().begin()) == vec3{});
+  CHECK_FALSE(plain.has_property<Vertex>("quality"));
+  // What cannot be written is refused before the file is opened.
+  const auto refused = (dir() / "refused.ply").string();
+  std::remove(refused.c_str());
+  CHECK_THROWS_WITH(write_ply(m, refused, ply_format::ascii, {false, {"label"}}), Catch::Contains("neither float"));
+  CHECK_THROWS_WITH(write_ply(m, refused, ply_format::ascii, {false, {"nothing"}}), Catch::Contains("no vertex"));
+  CHECK_THROWS_WITH(write_ply(m, refused, ply_format::ascii, {false, {"a b"}}), Catch::Contains("white space"));
+  CHECK_THROWS_WITH(write_ply(m, refused, ply_format::ascii, {false, {"x"}}), Catch::Contains("repeat"));
+  CHECK_THROWS_WITH(write_ply(m, refused, ply_format::ascii, {true, {"nx"}}), Catch::Contains("repeat"));
+  CHECK_FALSE(std::ifstream(refused).good());
+  // A file's vertex property that a mesh cannot take is refused at its line.
+  expect_line_error("reserved.ply",
+                    "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+                    "property float tp:normal\nend_header\n0 0 0 1\n1 0 0 1\n0 1 0 1\n",
+                    3, "reserved");
 }
 
 TEST_CASE("PLY: extra properties and elements are skipped and quads triangulated", "[mesh][io][ply]") {
@@ -438,6 +499,17 @@ TEST_CASE("PLY: a scanner-style file, and the real files TRAVPOOL_PLY_FILES name
   std::sort(got.begin(), got.end());
   std::sort(want.begin(), want.end());
   CHECK(got == want);
+  // Its normals become the mesh's, its float confidence a float property;
+  // the colour (uchar) is skipped.
+  bool normals = true, confident = true;
+  const auto conf = m.get_property<Vertex, float>("confidence");
+  for (const Vertex v : m.vertices()) {
+    normals = normals && m.normal(v) == vec3{double(-0.4472f), 0.0, double(0.8944f)};
+    confident = confident && conf[v] == 0.75f;
+  }
+  CHECK(normals);
+  CHECK(confident);
+  CHECK_FALSE(m.has_property<Vertex>("red"));
   // Optional: a colon-separated list of PLY files (for example scanned
   // meshes) to check the same way.
   const char* list = std::getenv("TRAVPOOL_PLY_FILES");

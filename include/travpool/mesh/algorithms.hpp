@@ -35,12 +35,25 @@
 #include <omp.h>
 #endif
 
+// The backends this translation unit has, as the name of the inline
+// namespace of everything below that depends on them (config.hpp).
+#if TRAVPOOL_MESH_TBB && defined(_OPENMP)
+#define TRAVPOOL_MESH_BACKEND backend_openmp_tbb
+#elif TRAVPOOL_MESH_TBB
+#define TRAVPOOL_MESH_BACKEND backend_tbb
+#elif defined(_OPENMP)
+#define TRAVPOOL_MESH_BACKEND backend_openmp
+#else
+#define TRAVPOOL_MESH_BACKEND backend_serial
+#endif
+
 #include <travpool/usage_error.hpp>
 
 #include "mesh.hpp"
 #include "soup.hpp"
 
 namespace travpool::mesh {
+inline namespace TRAVPOOL_ABI_NAMESPACE {
 
 enum class execution { serial, openmp, tbb };
 
@@ -55,6 +68,8 @@ inline const char* to_string(execution e) noexcept {
   }
   return "?";
 }
+
+inline namespace TRAVPOOL_MESH_BACKEND {
 
 // Returns: whether this build can run `how` (serial always; openmp with
 // OpenMP enabled; tbb with TRAVPOOL_MESH_TBB=1).
@@ -294,4 +309,6 @@ inline split_collapse_result split_collapse(triangle_mesh& m) {
   return r;
 }
 
+}  // namespace TRAVPOOL_MESH_BACKEND
+}  // namespace TRAVPOOL_ABI_NAMESPACE
 }  // namespace travpool::mesh

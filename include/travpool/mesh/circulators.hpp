@@ -14,6 +14,7 @@
 #include "handles.hpp"
 
 namespace travpool::mesh {
+inline namespace TRAVPOOL_ABI_NAMESPACE {
 
 // The hot pair of a halfedge, read by every walk.
 struct halfedge_link {
@@ -86,4 +87,5 @@ struct circulator_range {
   It end() const noexcept { return It(); }
 };
 
+}  // namespace TRAVPOOL_ABI_NAMESPACE
 }  // namespace travpool::mesh

@@ -16,6 +16,7 @@
 #include "handles.hpp"
 
 namespace travpool::mesh {
+inline namespace TRAVPOOL_ABI_NAMESPACE {
 
 // The pool of the elements of kind Handle (Vertex, Edge or Face).
 template <class Handle>
@@ -54,4 +55,5 @@ class element_range {
   const pool_type* p_;
 };
 
+}  // namespace TRAVPOOL_ABI_NAMESPACE
 }  // namespace travpool::mesh

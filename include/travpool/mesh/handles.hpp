@@ -24,9 +24,11 @@
 #include <type_traits>
 
 #include <travpool/column.hpp>
+#include <travpool/config.hpp>
 #include <travpool/handle.hpp>
 
 namespace travpool::mesh {
+inline namespace TRAVPOOL_ABI_NAMESPACE {
 
 struct vec3 {
   double x = 0, y = 0, z = 0;
@@ -141,4 +143,5 @@ using edge_property = property<Edge, T>;
 template <class T>
 using face_property = property<Face, T>;
 
+}  // namespace TRAVPOOL_ABI_NAMESPACE
 }  // namespace travpool::mesh

@@ -28,6 +28,7 @@
 #include "io_ply.hpp"
 
 namespace travpool::mesh {
+inline namespace TRAVPOOL_ABI_NAMESPACE {
 
 namespace detail {
 
@@ -210,4 +211,5 @@ inline void write_mesh(const triangle_mesh& m, const std::string& path) {
   out.close();
 }
 
+}  // namespace TRAVPOOL_ABI_NAMESPACE
 }  // namespace travpool::mesh

@@ -24,12 +24,14 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "mesh.hpp"
 #include "soup.hpp"
 
 namespace travpool::mesh {
+inline namespace TRAVPOOL_ABI_NAMESPACE {
 
 class io_error : public std::runtime_error {
  public:
@@ -102,28 +104,32 @@ class line_reader {
     skip_space();
     return line_.empty();
   }
-  double number(const char* what) {
+  // Returns: the next token as a number; finite: reject NaN and infinities.
+  double number(const char* what, bool finite = true) {
     const auto t = token();
     if (t.empty()) fail(std::string("truncated line: expected ") + what);
     double v = 0;
     const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
     if (r.ec == std::errc::result_out_of_range) fail(std::string(what) + " " + quote(t) + " is out of range");
-    if (r.ec != std::errc() || r.ptr != t.data() + t.size())
-      fail(std::string("expected ") + what + ", found " + quote(t));
-    if (!std::isfinite(v)) fail(std::string(what) + " is not finite: " + quote(t));
+    if (r.ec != std::errc() || r.ptr != t.data() + t.size()) fail_expected(what, t);
+    if (finite && !std::isfinite(v)) fail(std::string(what) + " is not finite: " + quote(t));
     return v;
   }
   std::int64_t integer(std::string_view t, const char* what) {
     if (t.empty()) fail(std::string("truncated line: expected ") + what);
     std::int64_t v = 0;
     const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (r.ec != std::errc() || r.ptr != t.data() + t.size())
-      fail(std::string("expected ") + what + ", found " + quote(t));
+    if (r.ec != std::errc() || r.ptr != t.data() + t.size()) fail_expected(what, t);
     return v;
   }
   std::int64_t integer(const char* what) { return integer(token(), what); }
 
   [[noreturn]] void fail(const std::string& what) const { fail_at(line_no_, what); }
+  // (Out of line: inlined into the parsers, GCC 12 warned -Warray-bounds
+  // about std::string's operator+.)
+  [[noreturn, gnu::noinline, gnu::cold]] void fail_expected(const char* what, std::string_view found) const {
+    fail(std::string("expected ") + what + ", found " + quote(found));
+  }
   [[noreturn]] void fail_at(std::size_t line, const std::string& what) const {
     throw io_error(path_ + ":" + std::to_string(line) + ": " + what);
   }
@@ -243,13 +249,19 @@ class output_file {
   std::string buf_;
 };
 
-// Calls on_vertex(position) for every vertex in traversal order, then
+// Calls on_vertex(position) (or on_vertex(v, position)) for every vertex in
+// traversal order, then
 // on_triangle(std::array<std::uint32_t, 3>) for every face, with vertices
 // numbered 0, 1, ... in that order. Complexity O(V + F).
 template <class OnVertex, class OnTriangle>
 void for_each_element(const triangle_mesh& m, OnVertex&& on_vertex, OnTriangle&& on_triangle) {
   const auto number = vertex_numbers(m);
-  m.vertices().for_each([&](Vertex v) { on_vertex(m.position(v)); });
+  m.vertices().for_each([&](Vertex v) {
+    if constexpr (std::is_invocable_v<OnVertex&, const vec3&>)
+      on_vertex(m.position(v));
+    else
+      on_vertex(v, m.position(v));
+  });
   m.faces().for_each([&](Face f) {
     const auto c = m.corners(f);
     on_triangle(std::array<std::uint32_t, 3>{number.at(c[0]), number.at(c[1]), number.at(c[2])});
@@ -257,4 +269,5 @@ void for_each_element(const triangle_mesh& m, OnVertex&& on_vertex, OnTriangle&&
 }
 
 }  // namespace detail
+}  // namespace TRAVPOOL_ABI_NAMESPACE
 }  // namespace travpool::mesh

@@ -23,9 +23,15 @@
 // truncated data, extra data, indices out of range, non-finite coordinates,
 // face lists shorter than 3, and what build_located() rejects.
 //
-// Writing: write_ply() writes "vertex" (double x, y, z) and "face" (list
-// uchar uint vertex_indices), in ASCII or binary little-endian; doubles
-// make the round trip exact.
+// Writing: write_ply() writes "vertex" (double x, y, z; on request double
+// nx, ny, nz and float or double vertex properties under their names) and
+// "face" (list uchar uint vertex_indices), in ASCII or binary
+// little-endian; every value round-trips exactly.
+//
+// Reading back: vertex normals nx, ny, nz (all three, float or double)
+// become the mesh's normals, and every other float or double scalar of
+// "vertex" becomes a vertex property of its name and type (the soup's
+// point_columns); NaN and infinities are kept there, as stored.
 #pragma once
 
 #include <array>
@@ -36,10 +42,13 @@
 #include <string_view>
 #include <vector>
 
+#include <travpool/usage_error.hpp>
+
 #include "io_common.hpp"
 #include "io_ply_header.hpp"
 
 namespace travpool::mesh {
+inline namespace TRAVPOOL_ABI_NAMESPACE {
 
 enum class ply_format { ascii, binary_little_endian };
 
@@ -58,7 +67,7 @@ class ply_ascii_source {
     if (!r_.at_line_end()) fail("unexpected " + quote(r_.token()) + " after the " + quote(e.name) + " record");
   }
   std::size_t place() const { return r_.line_number(); }
-  double real(const ply_type&, const char* what) { return r_.number(what); }
+  double real(const ply_type&, const char* what, bool finite = true) { return r_.number(what, finite); }
   std::int64_t integer(const ply_type& t, const char* what) {
     const auto v = r_.integer(what);
     const int bits = 8 * t.size - (t.is_signed ? 1 : 0);
@@ -97,7 +106,7 @@ class ply_binary_source {
   void begin(const ply_element&, std::int64_t) { record_ = pos_; }
   void end(const ply_element&) {}
   std::size_t place() const { return record_; }
-  double real(const ply_type& t, const char* what) {
+  double real(const ply_type& t, const char* what, bool finite = true) {
     const auto bits = take(t, what);
     double v = 0;
     if (t.integer)
@@ -106,7 +115,7 @@ class ply_binary_source {
       v = std::bit_cast<float>(static_cast<std::uint32_t>(bits));
     else
       v = std::bit_cast<double>(bits);
-    if (!std::isfinite(v)) fail(std::string(what) + " is not finite");
+    if (finite && !std::isfinite(v)) fail(std::string(what) + " is not finite");
     return v;
   }
   std::int64_t integer(const ply_type& t, const char* what) { return extend(t, take(t, what)); }
@@ -161,14 +170,30 @@ void read_ply_body(Source& src, const std::vector<ply_element>& elements, soup& 
   s.triangles.reserve(static_cast<std::size_t>(nf));
   at.reserve(static_cast<std::size_t>(nf));
   std::vector<std::int64_t> corners;
+  // The vertex element's normals and point columns, in property order.
+  bool has_normals = false;
+  for (const auto& e : elements)
+    for (const auto& p : e.properties) {
+      if (p.role == ply_role::normal_x) has_normals = true, s.normals.reserve(static_cast<std::size_t>(nv));
+      if (p.role == ply_role::vertex_value) {
+        s.point_columns.push_back({p.name, p.type.size == 4, {}});
+        s.point_columns.back().values.reserve(static_cast<std::size_t>(nv));
+      }
+    }
   for (const auto& e : elements) {
     for (std::int64_t i = 0; i < e.count; ++i) {
       src.begin(e, i);
-      double c[3] = {0, 0, 0};
+      double c[3] = {0, 0, 0}, normal[3] = {0, 0, 0};
+      std::size_t column = 0;
       for (const auto& p : e.properties) {
         if (p.role == ply_role::x || p.role == ply_role::y || p.role == ply_role::z) {
           const int k = static_cast<int>(p.role) - static_cast<int>(ply_role::x);
           c[k] = src.real(p.type, k == 0 ? "x coordinate" : k == 1 ? "y coordinate" : "z coordinate");
+        } else if (p.role == ply_role::normal_x || p.role == ply_role::normal_y || p.role == ply_role::normal_z) {
+          const int k = static_cast<int>(p.role) - static_cast<int>(ply_role::normal_x);
+          normal[k] = src.real(p.type, "normal", false);  // as stored, NaN included
+        } else if (p.role == ply_role::vertex_value) {
+          s.point_columns[column++].values.push_back(src.real(p.type, "value", false));
         } else if (p.role == ply_role::indices) {
           const std::int64_t n = src.integer(*p.count, "face vertex count");
           if (n < 3) src.fail("degenerate face: " + std::to_string(n) + " vertices");
@@ -190,7 +215,10 @@ void read_ply_body(Source& src, const std::vector<ply_element>& elements, soup& 
           src.skip(p.type, 1);
         }
       }
-      if (e.name == "vertex") s.points.push_back({c[0], c[1], c[2]});
+      if (e.name == "vertex") {
+        s.points.push_back({c[0], c[1], c[2]});
+        if (has_normals) s.normals.push_back({normal[0], normal[1], normal[2]});
+      }
       src.end(e);
     }
   }
@@ -216,26 +244,79 @@ inline soup read_ply(line_reader& r, std::vector<std::size_t>& at, bool& bytes) 
 
 }  // namespace detail
 
-// Writes the mesh as PLY: vertices (double x, y, z) in traversal order, then
-// triangles (list uchar uint vertex_indices). Positions round-trip exactly
-// in both formats. Throws io_error. Complexity O(V + F).
-inline void write_ply(const triangle_mesh& m, const std::string& path, ply_format format) {
+// What write_ply() writes for each vertex besides its position.
+struct ply_vertex_data {
+  bool normals = false;             // normal(v) as double nx, ny, nz
+  std::vector<std::string> values;  // vertex properties of float or double, by name
+};
+
+// Writes the mesh as PLY: vertices (double x, y, z, then what `data` asks
+// for) in traversal order, then triangles (list uchar uint vertex_indices).
+// Every value round-trips exactly in both formats. Throws io_error;
+// usage_error if a name in data.values is not a float or double vertex
+// property (then no file is written). Complexity O(V x values + F).
+inline void write_ply(const triangle_mesh& m, const std::string& path, ply_format format,
+                      const ply_vertex_data& data = {}) {
+  // Each value column: float or double, resolved before the file is opened.
+  struct value_column {
+    property<Vertex, const float> single;
+    property<Vertex, const double> twice;
+  };
+  std::vector<value_column> columns;
+  for (const std::string& name : data.values) {
+    if (name == "x" || name == "y" || name == "z" || (data.normals && (name == "nx" || name == "ny" || name == "nz")))
+      throw usage_error("write_ply: vertex property '" + name + "' would repeat a PLY property");
+    if (name.empty() || name.find_first_of(" \t\r\n") != std::string::npos)
+      throw usage_error("write_ply: '" + name + "' is not a PLY property name (empty or with white space)");
+    if (!m.has_property<Vertex>(name)) throw usage_error("write_ply: no vertex property named '" + name + "'");
+    try {
+      columns.push_back({{}, m.get_property<Vertex, double>(name)});
+    } catch (const usage_error&) {
+      try {
+        columns.push_back({m.get_property<Vertex, float>(name), {}});
+      } catch (const usage_error&) {
+        throw usage_error("write_ply: vertex property '" + name + "' is neither float nor double");
+      }
+    }
+  }
   const bool ascii = format == ply_format::ascii;
   detail::output_file out(path);
   out.text(ascii ? "ply\nformat ascii 1.0\n" : "ply\nformat binary_little_endian 1.0\n");
-  out.text("comment travpool mesh example\nelement vertex ");
+  out.text("comment travpool mesh\nelement vertex ");
   out.number(m.vertex_count());
-  out.text("\nproperty double x\nproperty double y\nproperty double z\nelement face ");
+  out.text("\nproperty double x\nproperty double y\nproperty double z\n");
+  if (data.normals) out.text("property double nx\nproperty double ny\nproperty double nz\n");
+  for (std::size_t k = 0; k < columns.size(); ++k)
+    out.text(columns[k].single ? "property float " : "property double "), out.text(data.values[k]), out.text("\n");
+  out.text("element face ");
   out.number(m.face_count());
   out.text("\nproperty list uchar uint vertex_indices\nend_header\n");
   detail::for_each_element(
       m,
-      [&](const vec3& p) {
+      [&](Vertex v, const vec3& p) {
+        const vec3& n = m.normal(v);
         if (!ascii) {
           for (const double c : {p.x, p.y, p.z}) out.little_endian(std::bit_cast<std::uint64_t>(c), 8);
+          if (data.normals)
+            for (const double c : {n.x, n.y, n.z}) out.little_endian(std::bit_cast<std::uint64_t>(c), 8);
+          for (const value_column& c : columns)
+            if (c.single)
+              out.little_endian(std::bit_cast<std::uint32_t>(c.single[v]), 4);
+            else
+              out.little_endian(std::bit_cast<std::uint64_t>(c.twice[v]), 8);
           return out.flush(false);
         }
-        out.number(p.x), out.text(" "), out.number(p.y), out.text(" "), out.number(p.z), out.text("\n");
+        out.number(p.x), out.text(" "), out.number(p.y), out.text(" "), out.number(p.z);
+        if (data.normals)
+          out.text(" "), out.number(n.x), out.text(" "), out.number(n.y), out.text(" "), out.number(n.z);
+        for (const value_column& c : columns) {
+          out.text(" ");
+          if (c.single)
+            out.number(c.single[v]);
+          else
+            out.number(c.twice[v]);
+        }
+        out.text("\n");
       },
       [&](const std::array<std::uint32_t, 3>& t) {
         if (!ascii) {
@@ -250,4 +331,5 @@ inline void write_ply(const triangle_mesh& m, const std::string& path, ply_forma
   out.close();
 }
 
+}  // namespace TRAVPOOL_ABI_NAMESPACE
 }  // namespace travpool::mesh

@@ -22,7 +22,9 @@
 
 #include "io_common.hpp"
 
-namespace travpool::mesh::detail {
+namespace travpool::mesh {
+inline namespace TRAVPOOL_ABI_NAMESPACE {
+namespace detail {
 
 // A PLY scalar type: size in bytes; integer or floating; signed.
 struct ply_type {
@@ -44,7 +46,9 @@ inline std::optional<ply_type> ply_type_named(std::string_view n) {
 }
 
 // What the reader does with a property.
-enum class ply_role { skip, x, y, z, indices };
+// normal_x..z: nx, ny, nz of "vertex", all three present and floating;
+// vertex_value: any other floating scalar of "vertex" (a point column).
+enum class ply_role { skip, x, y, z, indices, normal_x, normal_y, normal_z, vertex_value };
 
 struct ply_property {
   std::string name;
@@ -155,6 +159,20 @@ inline ply_encoding read_ply_header(line_reader& r, std::vector<ply_element>& el
     if (e.name == "vertex") {
       role(ply_role::x, "x"), role(ply_role::y, "y"), role(ply_role::z, "z");
       have_vertex = true;
+      const auto floating = [&](std::string_view n) {
+        return std::find_if(e.properties.begin(), e.properties.end(),
+                            [&](const ply_property& p) { return p.name == n && !p.count && !p.type.integer; });
+      };
+      if (floating("nx") != e.properties.end() && floating("ny") != e.properties.end() &&
+          floating("nz") != e.properties.end())
+        floating("nx")->role = ply_role::normal_x, floating("ny")->role = ply_role::normal_y,
+        floating("nz")->role = ply_role::normal_z;
+      for (auto& p : e.properties) {  // (names are distinct: checked per property line)
+        if (p.role != ply_role::skip || p.count || p.type.integer) continue;
+        if (p.name.starts_with("tp:"))
+          r.fail_at(e.line, "property name " + quote(p.name) + " is reserved (prefix tp:)");
+        p.role = ply_role::vertex_value;
+      }
     } else if (e.name == "face") {
       auto it = std::find_if(e.properties.begin(), e.properties.end(), [](const ply_property& p) {
         return p.name == "vertex_indices" || p.name == "vertex_index";
@@ -178,4 +196,6 @@ inline ply_encoding read_ply_header(line_reader& r, std::vector<ply_element>& el
   return *enc;
 }
 
-}  // namespace travpool::mesh::detail
+}  // namespace detail
+}  // namespace TRAVPOOL_ABI_NAMESPACE
+}  // namespace travpool::mesh

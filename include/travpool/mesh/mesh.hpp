@@ -52,6 +52,7 @@
 #include "handles.hpp"
 
 namespace travpool::mesh {
+inline namespace TRAVPOOL_ABI_NAMESPACE {
 
 // Thrown by triangle_mesh::from_triangles for input that is not a manifold
 // triangle mesh; `face_index` is the offending triangle.
@@ -1065,4 +1066,5 @@ inline void triangle_mesh::validate() const {
   if (ring_total != halfedges) fail("a vertex is non-manifold (its fan misses some of its halfedges)");
 }
 
+}  // namespace TRAVPOOL_ABI_NAMESPACE
 }  // namespace travpool::mesh

@@ -7,16 +7,62 @@
 #include <array>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
+
+#include <travpool/usage_error.hpp>
 
 #include "mesh.hpp"
 
 namespace travpool::mesh {
+inline namespace TRAVPOOL_ABI_NAMESPACE {
+
+// A named per-point value column (a PLY vertex property of type float or
+// double): it becomes the vertex property `name` of type float (single) or
+// double.
+struct point_values {
+  std::string name;
+  bool single = false;
+  std::vector<double> values;  // one per point
+};
 
 struct soup {
   std::vector<vec3> points;
   std::vector<std::array<std::uint32_t, 3>> triangles;
-  triangle_mesh build() const { return triangle_mesh::from_triangles(points, triangles); }
+  std::vector<vec3> normals;                // empty, or one per point: the vertex normals
+  std::vector<point_values> point_columns;  // each with one value per point
+
+  // Returns: the mesh of the triangles, vertex i at points[i], with
+  // normal(vertex i) = normals[i] where given and a vertex property per
+  // point column. Throws: topology_error (triangles); usage_error if a
+  // column's size is not points.size() or its name is taken or reserved.
+  triangle_mesh build() const {
+    triangle_mesh m = triangle_mesh::from_triangles(points, triangles);
+    if (normals.empty() && point_columns.empty()) return m;
+    // A fresh mesh iterates its vertices in creation order: vertex i first.
+    const auto fits = [&](std::size_t n, const std::string& what) {
+      if (n != points.size())
+        throw usage_error("soup::build: " + what + " has " + std::to_string(n) + " values for " +
+                          std::to_string(points.size()) + " points");
+    };
+    if (!normals.empty()) {
+      fits(normals.size(), "normals");
+      std::size_t i = 0;
+      for (const Vertex v : m.vertices()) m.normal(v) = normals[i++];
+    }
+    for (const point_values& c : point_columns) {
+      fits(c.values.size(), "column '" + c.name + "'");
+      std::size_t i = 0;
+      if (c.single) {
+        auto p = m.add_property<Vertex, float>(c.name);
+        for (const Vertex v : m.vertices()) p[v] = static_cast<float>(c.values[i++]);
+      } else {
+        auto p = m.add_property<Vertex, double>(c.name);
+        for (const Vertex v : m.vertices()) p[v] = c.values[i++];
+      }
+    }
+    return m;
+  }
 };
 
 // --- export ------------------------------------------------------------------------
@@ -58,4 +104,5 @@ inline void to_triangles(const triangle_mesh& m, std::vector<vec3>& points,
   }
 }
 
+}  // namespace TRAVPOOL_ABI_NAMESPACE
 }  // namespace travpool::mesh
