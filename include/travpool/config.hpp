@@ -23,6 +23,12 @@
 //       4 KiB pages: detail/huge_pages.hpp). TRAVPOOL_HUGE_PAGES and
 //       set_huge_page_policy() override it. Must be the same in every
 //       translation unit.
+//   TRAVPOOL_MESH_TBB          default: 0. 1 compiles the mesh's
+//       execution::tbb (mesh/algorithms.hpp; TBB must be linked: the CMake
+//       target travpool::mesh_tbb sets both). ODR-safe: the algorithms
+//       live in an inline namespace named after this setting and OpenMP's
+//       (TRAVPOOL_MESH_BACKEND), as parallel_for_each does after OpenMP's
+//       (TRAVPOOL_PARALLEL_BACKEND, parallel.hpp).
 //
 // Environment variables (read once, on first use)
 // -----------------------------------------------
@@ -36,7 +42,8 @@
 //       (set_huge_page_policy() overrides).
 //
 // Internal macros: TRAVPOOL_ALWAYS_INLINE (forced inlining of the create
-// and destroy fast paths), TRAVPOOL_ABI_NAMESPACE (above).
+// and destroy fast paths), TRAVPOOL_ABI_NAMESPACE, TRAVPOOL_MESH_BACKEND
+// and TRAVPOOL_PARALLEL_BACKEND (above).
 #pragma once
 
 #include <atomic>

@@ -74,6 +74,12 @@ namespace detail {
 // handles), a strong handle itself, else handle<Tag> (Tag complete).
 template <class Tag>
 struct handle_of {
+  // A kind derived from basic_handle<Tag> that is not a strong handle (no
+  // constructor from its index, a private base, data of its own) is an
+  // error, not a tag: it would silently get handle<Tag>.
+  static_assert(!std::is_base_of_v<basic_handle<Tag>, Tag>,
+                "travpool: a kind derived from basic_handle<Kind> must be a strong_handle: constructible from "
+                "std::uint32_t (using basic_handle::basic_handle;), publicly derived, and 4 bytes");
   using type = handle<Tag>;
 };
 template <>

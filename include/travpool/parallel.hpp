@@ -1,5 +1,5 @@
 // travpool/parallel.hpp: parallel traversal of a pool, with OpenMP where the
-// translation unit is compiled with it, else with std::jthread.
+// translation unit is compiled with it, else with std::thread.
 //
 // The idiomatic loop, for code that wants its own OpenMP clauses:
 //
@@ -14,8 +14,13 @@
 // OpenMP::OpenMP_CXX) the parts run in an OpenMP parallel loop; without it,
 // on threads of its own (the calling thread runs the first part), so it is
 // parallel either way and travpool itself requires no OpenMP.
+//
+// The two are different functions, in inline namespaces named after the
+// backend (openmp, threads), so that translation units compiled with and
+// without OpenMP can be linked together (no ODR violation).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <exception>
 #include <mutex>
@@ -29,7 +34,14 @@
 #include <omp.h>
 #endif
 
+#if defined(_OPENMP)
+#define TRAVPOOL_PARALLEL_BACKEND openmp
+#else
+#define TRAVPOOL_PARALLEL_BACKEND threads
+#endif
+
 namespace travpool {
+inline namespace TRAVPOOL_PARALLEL_BACKEND {
 
 // Returns: the threads parallel_for_each uses by default: OpenMP's
 // omp_get_max_threads() where OpenMP is enabled, else
@@ -62,7 +74,8 @@ void parallel_for_each(Pool& pool, F&& f, std::size_t threads = default_parallel
   auto parts = pool.partition(threads);
 #if defined(_OPENMP)
   const auto n = static_cast<std::ptrdiff_t>(parts.size());
-#pragma omp parallel for schedule(static, 1) num_threads(static_cast <int>(threads))
+  const int team = static_cast<int>(std::min(threads, parts.size()));
+#pragma omp parallel for schedule(static, 1) num_threads(team)
   for (std::ptrdiff_t i = 0; i < n; ++i) parts[static_cast<std::size_t>(i)].for_each(f);
 #else
   std::exception_ptr error;
@@ -76,19 +89,27 @@ void parallel_for_each(Pool& pool, F&& f, std::size_t threads = default_parallel
     }
   };
   {
-    std::vector<std::jthread> workers;
+    // Joins every started thread when the block ends (std::thread's job;
+    // libc++ 14 has no jthread).
+    struct joiner {
+      std::vector<std::thread> threads;
+      ~joiner() {
+        for (std::thread& t : threads) t.join();
+      }
+    } workers;
     std::size_t started = 1;  // part 0 is the calling thread's
     try {
-      workers.reserve(parts.size() - 1);
-      for (; started < parts.size(); ++started) workers.emplace_back(run, started);
+      workers.threads.reserve(parts.size() - 1);
+      for (; started < parts.size(); ++started) workers.threads.emplace_back(run, started);
     } catch (const std::system_error&) {  // no more threads: the rest runs here
     } catch (const std::bad_alloc&) {
     }
     run(0);
     for (std::size_t i = started; i < parts.size(); ++i) run(i);
-  }  // joins
+  }
   if (error) std::rethrow_exception(error);
 #endif
 }
 
+}  // namespace TRAVPOOL_PARALLEL_BACKEND
 }  // namespace travpool

@@ -1,5 +1,5 @@
 // parallel_for_each without OpenMP: built without -fopenmp, so the parts run
-// on std::jthreads. Each element is visited exactly once, the work is spread
+// on std::threads. Each element is visited exactly once, the work is spread
 // over threads, and an exception of any part reaches the caller after every
 // part has ended. Runs under ThreadSanitizer in CI.
 #include <atomic>
