@@ -353,8 +353,10 @@ class basic_column_pool {
   // Traversal (quiescent pool)
   // ---------------------------------------------------------------------
 
-  // Live handles in bin-list order, ascending within a bin. Valid while no
-  // handle is created or destroyed (a destroyed handle drops out).
+  // Live handles in bin-list order, ascending within a bin. An iterator
+  // stays valid until its own handle is destroyed (destroy(*it++) moves on
+  // first); destroying other handles skips them, and a handle created
+  // during a sweep may or may not be visited (as basic_pool's).
   iterator begin() const noexcept { return iterator::first_from(core_.first()); }
   iterator end() const noexcept { return iterator::at_end(core_.root()); }
   // Returns: the maximal runs [first, last) of live handles, in iteration

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iterator>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -187,6 +188,31 @@ TEST_CASE("connectivity is read-only from outside", "[mesh]") {
   STATIC_REQUIRE_FALSE(can_create<element_range<Vertex>>);
   STATIC_REQUIRE(std::is_same_v<decltype(std::declval<triangle_mesh&>().to(Halfedge())), Vertex>);
   STATIC_REQUIRE(std::is_same_v<decltype(std::declval<triangle_mesh&>().out(Vertex())), Halfedge>);
+}
+
+TEST_CASE("deleting faces while iterating them: advance, then delete", "[mesh]") {
+  auto m = sphere(3);
+  const std::size_t faces = m.face_count();
+  std::size_t deleted = 0, visited = 0;
+  std::set<Face> seen;
+  auto all = m.faces();
+  for (auto it = all.begin(); it != all.end();) {
+    const Face f = *it++;  // the iterator moves on before f goes
+    REQUIRE(m.is_live(f));
+    REQUIRE(seen.insert(f).second);
+    ++visited;
+    if (visited % 3 != 0) {
+      m.delete_face(f);  // may delete f's edges and vertices, never another face
+      ++deleted;
+    }
+  }
+  CHECK(visited == faces);
+  CHECK(m.face_count() == faces - deleted);
+  m.validate();
+  // Vertices iterated while faces are deleted around other vertices.
+  std::size_t vertices = 0;
+  for (const Vertex v : m.vertices()) vertices += m.is_live(v);
+  CHECK(vertices == m.vertex_count());
 }
 
 TEST_CASE("edge split", "[mesh]") {

@@ -22,8 +22,11 @@ inline namespace TRAVPOOL_ABI_NAMESPACE {
 template <class Handle>
 using element_pool = travpool::basic_column_pool<Handle>;
 
-// The live elements of one kind. Valid while the mesh lives; iterators are
-// valid while no element of the kind is created or destroyed.
+// The live elements of one kind. Valid while the mesh lives. An iterator
+// stays valid until its own element is deleted (m.delete_face(*it++) moves
+// on first); other elements deleted meanwhile are skipped, elements
+// created meanwhile may or may not be visited. Partitions and ranges are
+// snapshots: valid while nothing of the kind is created or deleted.
 template <class Handle>
 class element_range {
  public:
