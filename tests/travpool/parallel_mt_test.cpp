@@ -2,8 +2,6 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <random>
-#include <vector>
 
 #include <omp.h>
 #include <tbb/global_control.h>
@@ -13,25 +11,14 @@
 #include <catch2/catch.hpp>
 
 #include "pool_types.hpp"
+#include "visited_items.hpp"
 
 namespace {
-struct item {
-  std::uint64_t value;
-  std::uint32_t visits;
-};
-
+using travpool::test::item;
+// The shape every case here sweeps (visited_items.hpp), seeded 42.
 template <class Pool>
 std::uint64_t fill(Pool& pool, std::size_t n) {
-  std::vector<item*> all;
-  std::mt19937_64 rng(42);
-  for (std::size_t i = 0; i < n; ++i) all.push_back(pool.create(item{rng() % 1000, 0}));
-  std::uint64_t sum = 0;
-  for (item* p : all)
-    if (rng() % 2)
-      pool.destroy(p);
-    else
-      sum += p->value;
-  return sum;
+  return travpool::test::fill(pool, n, 42);
 }
 }  // namespace
 

@@ -5,7 +5,6 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
-#include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -18,31 +17,18 @@
 #include <travpool/parallel.hpp>
 
 #include "pool_types.hpp"
+#include "visited_items.hpp"
 
 #if defined(_OPENMP)
 #error "this test checks parallel_for_each without OpenMP"
 #endif
 
 namespace {
-struct item {
-  std::uint64_t value;
-  std::uint32_t visits;
-};
-
-// Effects: n creates, then every other one destroyed at random.
-// Returns: the live elements' value sum.
+using travpool::test::item;
+// The shape every case here sweeps (visited_items.hpp), seeded 7.
 template <class Pool>
 std::uint64_t fill(Pool& pool, std::size_t n) {
-  std::vector<item*> all;
-  std::mt19937_64 rng(7);
-  for (std::size_t i = 0; i < n; ++i) all.push_back(pool.create(item{rng() % 1000, 0}));
-  std::uint64_t sum = 0;
-  for (item* p : all)
-    if (rng() % 2)
-      pool.destroy(p);
-    else
-      sum += p->value;
-  return sum;
+  return travpool::test::fill(pool, n, 7);
 }
 }  // namespace
 
