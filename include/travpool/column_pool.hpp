@@ -491,14 +491,10 @@ class basic_column_pool {
       return no_serial{};
   }
 
-  // The live handles as indices (what column_set takes).
-  struct index_range {
-    detail::handle_iterator<> first, last;
-    detail::handle_iterator<> begin() const noexcept { return first; }
-    detail::handle_iterator<> end() const noexcept { return last; }
-  };
-  index_range indices() const noexcept {
-    return {detail::handle_iterator<>::first_from(core_.first()), detail::handle_iterator<>::at_end(core_.root())};
+  // Returns: the live handles as indices (what column_set takes).
+  pool_subrange<detail::handle_iterator<>> indices() const noexcept {
+    return {detail::handle_iterator<>::first_from(core_.first()), detail::handle_iterator<>::at_end(core_.root()),
+            size()};
   }
   template <class T>
   static column<T, handle> typed(column<T> c) noexcept {
