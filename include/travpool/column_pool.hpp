@@ -143,7 +143,7 @@ inline namespace TRAVPOOL_ABI_NAMESPACE {
 
 // Tag: the handle type, as above (std::uint32_t: raw handles).
 // Options: sync::{none, bin_locks, global_mutex}, stats::{none, counters},
-// checks::{off, on} (default: default_checks). The layout is always
+// checks::{off, hardened, on} (default: default_checks). The layout is always
 // compact (a layout option other than layout::compact is rejected).
 template <class Tag, class... Options>
 class basic_column_pool {
@@ -157,7 +157,7 @@ class basic_column_pool {
   using ops = typename layers::ops;
   using core_type = typename layers::bins_type;  // serialised by serial_ under global_mutex
   using algo = typename layers::storage::algo;
-  static constexpr bool checked = layers::checked;
+  static constexpr bool unchecked = layers::checks == detail::checks_level::off;
   static constexpr bool bin_locked = layers::bin_locked;
   static constexpr bool serialised = layers::serialised;
 
@@ -330,10 +330,11 @@ class basic_column_pool {
     if (!is_live(h)) throw usage_error("travpool: column access through a handle that is not live");
     return c[h];
   }
-  // Returns: c[h]; checked as at() under checks::on, unchecked otherwise.
+  // Returns: c[h]; checked as at() under checks::on and checks::hardened,
+  // unchecked otherwise.
   template <class T>
-  T& get(column<T, handle> c, handle h) const noexcept(!checked) {
-    if constexpr (checked) return at(c, h);
+  T& get(column<T, handle> c, handle h) const noexcept(unchecked) {
+    if constexpr (!unchecked) return at(c, h);
     return c[h];
   }
 

@@ -5,14 +5,16 @@
 // Macros (define before including any travpool header)
 // ----------------------------------------------------
 //   TRAVPOOL_CHECKS            default: 1 unless NDEBUG is defined, else 0.
-//       The default of the checks policy (options.hpp): 1 selects
-//       checks::on, 0 checks::off, for pools that name no checks option.
+//       The default of the checks policy (options.hpp), for pools that name
+//       no checks option: 1 selects checks::on (debug checks), 2
+//       checks::hardened (the cheap O(1) checks, for release builds), 0
+//       checks::off. Why 0 under NDEBUG: docs/api.md, "Checks".
 //       ODR-safe: the public templates live in an inline namespace named
 //       after this setting (TRAVPOOL_ABI_NAMESPACE), so translation units
 //       built with and without NDEBUG get distinct types, never two
 //       definitions of one function (the technique of libc++'s ABI
-//       namespace). A pool type that names checks::on or checks::off is the
-//       same in every translation unit except for that namespace.
+//       namespace). A pool type that names its checks option is the same
+//       in every translation unit except for that namespace.
 //   TRAVPOOL_SPAN_CACHE_BYTES  default: 1 GiB. The initial limit of the
 //       process-wide span cache (memory.hpp); set_span_cache_limit() changes
 //       it at run time. Must be the same in every translation unit.
@@ -41,8 +43,8 @@
 //       of TRAVPOOL_HUGE_PAGES_DEFAULT; any other value is ignored
 //       (set_huge_page_policy() overrides).
 //
-// Internal macros: TRAVPOOL_ALWAYS_INLINE (forced inlining of the create
-// and destroy fast paths), TRAVPOOL_ABI_NAMESPACE, TRAVPOOL_MESH_BACKEND
+// Internal macros: TRAVPOOL_ALWAYS_INLINE and TRAVPOOL_ALWAYS_INLINE_LAMBDA
+// (forced inlining of the create and destroy fast paths), TRAVPOOL_ABI_NAMESPACE, TRAVPOOL_MESH_BACKEND
 // and TRAVPOOL_PARALLEL_BACKEND (above).
 #pragma once
 
@@ -58,10 +60,14 @@
 #endif
 #endif
 
-#if TRAVPOOL_CHECKS
+#if TRAVPOOL_CHECKS == 1
 #define TRAVPOOL_ABI_NAMESPACE checked_v1
-#else
+#elif TRAVPOOL_CHECKS == 2
+#define TRAVPOOL_ABI_NAMESPACE hardened_v1
+#elif TRAVPOOL_CHECKS == 0
 #define TRAVPOOL_ABI_NAMESPACE unchecked_v1
+#else
+#error "travpool: TRAVPOOL_CHECKS must be 0 (off), 1 (on) or 2 (hardened)"
 #endif
 
 #ifndef TRAVPOOL_HUGE_PAGES_DEFAULT
@@ -75,10 +81,14 @@
 // The create and destroy fast paths are inlined into their callers even in
 // programs that instantiate several pool types (GCC otherwise keeps the
 // shared algorithm out of line and pays a call and spills per operation).
+// TRAVPOOL_ALWAYS_INLINE_LAMBDA does the same for a lambda the fast path
+// passes down (written after its parameter list).
 #if defined(__GNUC__)
 #define TRAVPOOL_ALWAYS_INLINE [[gnu::always_inline]] inline
+#define TRAVPOOL_ALWAYS_INLINE_LAMBDA __attribute__((always_inline))
 #else
 #define TRAVPOOL_ALWAYS_INLINE inline
+#define TRAVPOOL_ALWAYS_INLINE_LAMBDA
 #endif
 
 namespace travpool::detail {

@@ -66,19 +66,47 @@ struct counters : detail::option_tag<detail::stats_category> {};
 namespace checks {
 // No debug checks: iterator operations are noexcept.
 struct off : detail::option_tag<detail::checks_category> {};
-// Debug checks: dereferencing, incrementing or erasing through an iterator
-// whose element was destroyed, or while another thread modifies its bin,
-// throws usage_error (so those operations are not noexcept), and pools
-// report leaks when destroyed (config.hpp: TRAVPOOL_LEAK_REPORT). Misuse of
-// create/destroy/contains is detected with either option.
+// Debug checks: everything checks::hardened checks, and also every step
+// and dereference of an iterator checks that no other thread modifies its
+// bin, erase(first, last) checks that last is reachable from first (O(n)),
+// concurrent pools check their lock contract, and pools report leaks when
+// destroyed (config.hpp: TRAVPOOL_LEAK_REPORT). Iterator operations are
+// then not noexcept. Misuse of create/destroy/contains (a pointer or handle
+// that is not a live element) is detected with every option.
 struct on : detail::option_tag<detail::checks_category> {};
+// Release-build checks (as libc++'s hardening modes): the O(1) checks, each
+// a usage_error that leaves the pool unchanged. Dereferencing, incrementing
+// or erasing an end or singular iterator, or one whose element was
+// destroyed (layout::compact steps from a destroyed element to the next
+// live one instead); erase(end()); splice(*this); column pools' get() of a
+// handle that is not live; a pool without sync::bin_locks used from two
+// threads at once: a create or destroy that meets another one under way in
+// its bin, or two that add a bin at the same time; an iterator step into a
+// bin, or for_each reaching a bin, while another thread changes that bin.
+// Two threads adding a bin are found for certain (an atomic exchange on
+// that slow path); the other races when they overlap the change of a bin's
+// chunks (its modification count is odd then), so some are, not all. Not checked: what costs more than O(1)
+// (erase(first, last) reachability, the leak report), and an element destroyed and then created again in the same
+// chunk. Iterator operations are then not noexcept. Cost, and why it is not the default: docs/api.md, "Checks".
+struct hardened : detail::option_tag<detail::checks_category> {};
 }  // namespace checks
 
+namespace detail {
+// The checks policy as a level: off < hardened < on (full).
+enum class checks_level { off, hardened, full };
+template <class Checks>
+inline constexpr checks_level checks_level_of = std::is_same_v<Checks, checks::on>         ? checks_level::full
+                                                : std::is_same_v<Checks, checks::hardened> ? checks_level::hardened
+                                                                                           : checks_level::off;
+}  // namespace detail
+
 // The checks policy of pools that name none (config.hpp: TRAVPOOL_CHECKS).
-// Inside the ABI namespace: the two defaults give different pool types.
+// Inside the ABI namespace: the three defaults give different pool types.
 inline namespace TRAVPOOL_ABI_NAMESPACE {
-#if TRAVPOOL_CHECKS
+#if TRAVPOOL_CHECKS == 1
 using default_checks = checks::on;
+#elif TRAVPOOL_CHECKS == 2
+using default_checks = checks::hardened;
 #else
 using default_checks = checks::off;
 #endif

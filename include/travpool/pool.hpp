@@ -167,7 +167,8 @@ class basic_pool {
   using storage = typename layers::storage;
   using core_type = typename layers::core_type;  // the bin acquisition layer
   using bin = detail::bin_base;
-  static constexpr bool checked = layers::checked;
+  static constexpr bool checked = layers::checked;  // checks::on
+  static constexpr bool unchecked = layers::checks == detail::checks_level::off;
   static constexpr bool bin_locked = layers::bin_locked;
 
  public:
@@ -189,8 +190,8 @@ class basic_pool {
   using const_reference = const T&;
   using pointer = T*;
   using const_pointer = const T*;
-  using iterator = detail::pool_iterator<T, ops, false, checked>;
-  using const_iterator = detail::pool_iterator<T, ops, true, checked>;
+  using iterator = detail::pool_iterator<T, ops, false, layers::checks>;
+  using const_iterator = detail::pool_iterator<T, ops, true, layers::checks>;
   using reverse_iterator = std::reverse_iterator<iterator>;
   using const_reverse_iterator = std::reverse_iterator<const_iterator>;
   using subrange = pool_subrange<iterator>;
@@ -370,7 +371,7 @@ class basic_pool {
   TRAVPOOL_ALWAYS_INLINE void destroy(const T* p) {
     check_complete_type();
     bin* b = core_.find(p);
-    if (b != nullptr && core_.locked(*b, [&] {
+    if (b != nullptr && core_.locked(*b, [&]() TRAVPOOL_ALWAYS_INLINE_LAMBDA {
           const std::uint32_t i = live_index(*b, p);
           if (i != 0) destroy_at(*b, i);
           return i != 0;
@@ -382,8 +383,9 @@ class basic_pool {
   // Effects: destroys the element at `it`. Returns: the iterator to the
   // element after it that is live once ~T has run (~T may destroy others).
   // Requires: it is a dereferenceable iterator of this pool; not for
-  // concurrent use (use destroy).
-  iterator erase(const_iterator it) noexcept(!checked) {
+  // concurrent use (use destroy). Throws (checks::on, checks::hardened):
+  // usage_error if it is end() or its element was destroyed.
+  iterator erase(const_iterator it) noexcept(unchecked) {
     it.check("erasing");
     bin& b = *it.bin_;
     const std::uint32_t i = it.index();
@@ -417,7 +419,7 @@ class basic_pool {
   // Invalidates: pointers and iterators to the erased elements.
   // Complexity: O(distance(first, last) + bins crossed); with checks, that
   // once more for the walk (up to O(size + bins) when last is before first).
-  iterator erase(const_iterator first, const_iterator last) noexcept(!checked) {
+  iterator erase(const_iterator first, const_iterator last) noexcept(unchecked) {
     if constexpr (checked) {
       if (first != last && first.bin_ != nullptr && !first.bin_->is_root() && first.bin_->owner_ != core_.id())
         detail::throw_misuse("erase", "the range belongs to another pool");
@@ -610,13 +612,13 @@ class basic_pool {
   // threads' claims of other's bins are released, and what they remember
   // of other is forgotten. other's retired bins stay with other.
   // Throws: std::invalid_argument if the bin capacities differ; usage_error
-  // (checks::on) if &other == this; without checks splicing a pool into
+  // (checks::on, checks::hardened) if &other == this; without checks splicing a pool into
   // itself is a no-op. In both cases nothing changes.
   // Complexity: O(other.bin_count() x bin_span() / 64 KiB): each bin's
   // directory entries are rewritten.
   void splice(basic_pool& other) {
     if (&other == this) {
-      if constexpr (checked) detail::throw_misuse("splice", "a pool cannot be spliced into itself");
+      if constexpr (!unchecked) detail::throw_misuse("splice", "a pool cannot be spliced into itself");
       return;
     }
     if (other.bin_capacity() != bin_capacity())

@@ -19,6 +19,13 @@ struct test_access {
   template <class Pool>
   using ops = typename Pool::ops;
 
+  // Stands in for another thread inside add_bin of a tracked pool without
+  // bin_locks (checks::on, checks::hardened), or leaves it.
+  template <class Pool>
+  static void set_adding_bin(Pool& p, bool on) {
+    p.core_.growing_.on.store(on);
+  }
+
   // Bins in list order.
   template <class Pool>
   static std::vector<const bin_base*> bins(const Pool& p) {

@@ -7,20 +7,29 @@
 // fills one bin at a time, and a destroy in a full bin pushes that bin
 // to the front:
 //   b on the available list  <=>  b is on the bin list and !b->full()
+// Tracked (checks::on, checks::hardened): every change of a bin's chunks
+// is counted (b.mods_ odd while it runs, bin.hpp), and a create or destroy
+// that finds its bin's count odd throws usage_error: the pool is being
+// used from two threads at once. Found when the two changes overlap and
+// the other thread's store is visible already, so some such races are, not
+// all; the cost is a load and two stores per operation. Two threads that
+// add a bin at once are found for certain (growth_scope, below).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <type_traits>
 #include <utility>
 
+#include "../usage_error.hpp"
 #include "acquisition.hpp"
 #include "bin.hpp"
 
 namespace travpool::detail {
 
-template <class Storage>
+template <class Storage, bool Tracked = false>
 class local_bins : public Storage {
   using bin = bin_base;
   using algo = typename Storage::algo;
@@ -29,30 +38,41 @@ class local_bins : public Storage {
   static constexpr bool exact_size = true;  // size() is a counter
   using Storage::Storage;
 
+  // Throws: std::bad_alloc; usage_error (Tracked) if the bin is changing.
   TRAVPOOL_ALWAYS_INLINE taken take() {
     bin* b = avail_head_;
     const bool new_bin = b == nullptr;
     if (new_bin) b = add_bin();
+    const std::uint16_t m = begin_change(*b, "create");
     const std::uint32_t i = algo::create(*b);
     ++size_;
     if (b->full()) avail_erase(b);
+    end_change(*b, m);
     this->stats_hooks().on_create(*b, size_);
     return {b, i, new_bin};
   }
 
   void untake(const taken& t) noexcept {
+    const std::uint16_t m = begin_change(*t.bin);
     release_chunk(*t.bin, t.index);
+    end_change(*t.bin, m);
     this->stats_hooks().on_uncreate(*t.bin);
     if (t.new_bin && t.bin->live_ == 0) release_bin(t.bin);
   }
 
+  // Throws: usage_error (Tracked) if b is changing; what f throws.
   template <class F>
-  TRAVPOOL_ALWAYS_INLINE decltype(auto) locked(bin&, F&& f) {
+  TRAVPOOL_ALWAYS_INLINE decltype(auto) locked(bin& b, F&& f) {
+    if constexpr (Tracked) {
+      if (changing(b)) throw_race("destroy");
+    }
     return std::forward<F>(f)();
   }
 
   TRAVPOOL_ALWAYS_INLINE void free_chunk(bin& b, std::uint32_t i) noexcept {
+    const std::uint16_t m = begin_change(b);
     release_chunk(b, i);
+    end_change(b, m);
     this->stats_hooks().on_destroy(b);
   }
 
@@ -145,6 +165,8 @@ class local_bins : public Storage {
   bin* avail_head() const noexcept { return avail_head_; }
 
  private:
+  friend struct test_access;
+
   template <class F>
   void destroy_all(bin& b, F& destroy_payload) noexcept {
     if constexpr (!std::is_null_pointer_v<F>) {
@@ -163,7 +185,10 @@ class local_bins : public Storage {
     if (was_full) avail_push_front(&b);
   }
 
+  // Throws: std::bad_alloc; usage_error (Tracked) if another thread is
+  // adding a bin meanwhile.
   bin* add_bin() {
+    [[maybe_unused]] const growth_scope growing(growing_);
     bin* b = this->make_bin();
     this->link(b);
     avail_push_back(b);
@@ -198,6 +223,58 @@ class local_bins : public Storage {
     b->in_avail_ = false;
   }
 
+  // Returns: what end_change takes (the count before the change).
+  static std::uint16_t begin_change([[maybe_unused]] bin& b) noexcept {
+    if constexpr (Tracked)
+      return begin_counted_change(b);
+    else
+      return 0;
+  }
+  // Throws: usage_error (Tracked) if b is changing already: op is a
+  // create or destroy racing another thread's.
+  TRAVPOOL_ALWAYS_INLINE static std::uint16_t begin_change([[maybe_unused]] bin& b, [[maybe_unused]] const char* op) {
+    if constexpr (Tracked) {
+      const std::uint16_t m = b.mods_.load(std::memory_order_relaxed);
+      if ((m & 1) != 0) throw_race(op);
+      b.mods_.store(static_cast<std::uint16_t>(m + 1), std::memory_order_relaxed);
+      return m;
+    } else {
+      return 0;
+    }
+  }
+  static void end_change([[maybe_unused]] bin& b, [[maybe_unused]] std::uint16_t m) noexcept {
+    if constexpr (Tracked) end_counted_change(b, m);
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] static void throw_race(const char* op) {
+    throw_misuse(op,
+                 "another create or destroy is under way in the same bin: a pool without sync::bin_locks is used "
+                 "from two threads at once (concurrent_pool is the thread-safe one)");
+  }
+
+  // Tracked: set while a bin is added (create's slow path, reserve) by an
+  // atomic exchange, a locked instruction on the slow path only, so that a
+  // second thread adding a bin at the same time (two threads that start
+  // creating in an empty pool) is detected for certain.
+  struct growth_flag {
+    std::atomic<bool> on{false};
+  };
+  struct no_growth_flag {};
+  using growth_state = std::conditional_t<Tracked, growth_flag, no_growth_flag>;
+  struct growth_scope {
+    explicit growth_scope([[maybe_unused]] growth_state& g) : g_(g) {
+      if constexpr (Tracked) {
+        if (g.on.exchange(true, std::memory_order_relaxed)) throw_race("create");
+      }
+    }
+    ~growth_scope() {
+      if constexpr (Tracked) g_.on.store(false, std::memory_order_relaxed);
+    }
+    growth_scope(const growth_scope&) = delete;
+    growth_scope& operator=(const growth_scope&) = delete;
+    growth_state& g_;
+  };
+
+  [[no_unique_address]] growth_state growing_;
   bin* avail_head_ = nullptr;  // bins with a free chunk; create takes the head
   bin* avail_tail_ = nullptr;
   std::size_t size_ = 0;

@@ -136,6 +136,12 @@ struct bin_base {
   // mapped, with their chunk pages returned to the OS, so that a thread that
   // still remembers one can look at its header safely).
   bool retired_ = false;
+  // checks::on and checks::hardened: odd while a create or destroy is
+  // changing this bin's chunks (a seqlock-style count that may wrap,
+  // begin_counted_change), so that sweeps, and creates and destroys of
+  // pools without bin_locks, can detect a race without a lock. On the hot
+  // line, which every create and destroy touches anyway.
+  std::atomic<std::uint16_t> mods_{0};
   // --- 64 B: the rest is cold, and fills what would otherwise be padding
   // of the 128-byte header, so no policy makes a bin larger.
   bin_base* avail_prev_ = nullptr;
@@ -155,10 +161,6 @@ struct bin_base {
     std::uint32_t bins_scanned = 0;      // likewise
     std::uint32_t peak_live = 0;
   } counters_;
-  // checks::on with sync::bin_locks: odd while a create or destroy is
-  // changing this bin (a seqlock-style count), so sweeps can detect a race
-  // without taking the lock.
-  std::atomic<std::uint32_t> mods_{0};
   // sync::bin_locks: the thread (detail::thread_number) that allocates in
   // this bin (0: unclaimed). Written under the lock; read without it by the
   // claimant and by other threads' scans, which skip claimed bins. Also
@@ -195,6 +197,23 @@ static_assert(sizeof(bin_base) <= bin_header_bytes);
 // and ThreadSanitizer that the race is intended.
 // Where the standard library lacks std::atomic_ref (libc++ before 19), the
 // GCC/Clang builtins that it is made of.
+// Tracked pools (checks::on, checks::hardened): b.mods_ is odd while b's
+// chunks change. The changing thread reads the count m once, stores m + 1
+// when the change begins and m + 2 when it ends (relaxed: it is the only
+// writer, as it holds b's lock or is the pool's only modifying thread, or
+// else a race is what the count is there to expose).
+// Returns: m, the count before the change.
+inline std::uint16_t begin_counted_change(bin_base& b) noexcept {
+  const std::uint16_t m = b.mods_.load(std::memory_order_relaxed);
+  b.mods_.store(static_cast<std::uint16_t>(m + 1), std::memory_order_relaxed);
+  return m;
+}
+inline void end_counted_change(bin_base& b, std::uint16_t m) noexcept {
+  b.mods_.store(static_cast<std::uint16_t>(m + 2), std::memory_order_relaxed);
+}
+// Returns: whether a change of b's chunks is under way in some thread.
+inline bool changing(const bin_base& b) noexcept { return (b.mods_.load(std::memory_order_relaxed) & 1) != 0; }
+
 template <class T>
 inline T load_relaxed(const T& x) noexcept {
 #if defined(__cpp_lib_atomic_ref)

@@ -345,6 +345,15 @@ struct compact_layout {
   static bool cursor_equal(const cursor& a, const cursor& b) noexcept {
     return (a.bits == 0) == (b.bits == 0) && a.ptr == b.ptr;
   }
+  // cursor_next reads the current word through c.bits & *c.word: from an
+  // element destroyed meanwhile it still finds the next live one.
+  static constexpr bool steps_from_destroyed = true;
+  static bool cursor_at_end(const cursor& c) noexcept { return c.bits == 0; }
+  // Returns: whether c is at a live element: its bit, the lowest of
+  // c.bits, still set in its bitmap word (c.bits is 0 at end).
+  // (c.bits != 0 is the test of cursor_equal: it folds into a loop's
+  // `it != end()`.)
+  static bool cursor_live(const cursor& c) noexcept { return c.bits != 0 && (*c.word & c.bits & (0 - c.bits)) != 0; }
   static std::uint32_t cursor_index(const bin_base& b, const cursor& c) noexcept {
     return static_cast<std::uint32_t>(static_cast<std::size_t>(c.ptr - b.chunks_) / stride);
   }

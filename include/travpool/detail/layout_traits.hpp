@@ -127,6 +127,33 @@ struct layout_traits {
     else
       return c.index;
   }
+  // Whether cursor_next from an element destroyed since the cursor reached
+  // it finds the next live element (compact: the step masks the cursor's
+  // bits with the bitmap word) rather than reading the freed chunk.
+  static constexpr bool steps_from_destroyed = [] {
+    if constexpr (requires { Ops::steps_from_destroyed; })
+      return Ops::steps_from_destroyed;
+    else
+      return false;
+  }();
+  // Returns: whether c is the null cursor (end, singular), by the test
+  // cursor_equal makes, so that it folds into a loop's `it != end()`.
+  static bool cursor_at_end(const cursor& c) noexcept {
+    if constexpr (requires { Ops::cursor_at_end(c); })
+      return Ops::cursor_at_end(c);
+    else
+      return c.ptr == nullptr;
+  }
+  // Returns: whether c is at a live element of b (false for the null
+  // cursor; b may then be null or the root). Compact: the current bit of
+  // the bitmap word the cursor holds.
+  static bool cursor_live(const bin_base* b, const cursor& c) noexcept {
+    if constexpr (requires { Ops::cursor_live(c); }) {
+      return Ops::cursor_live(c);
+    } else {
+      return c.ptr != nullptr && cursor_index(*b, c) < b->fresh_ && !Ops::is_free(*b, cursor_index(*b, c));
+    }
+  }
   // Effects: c moves to the next (previous) assigned chunk of b, or to the
   // null cursor (ptr == nullptr) past b's last (first) element.
   // Returns (cursor_next): c.ptr != nullptr.

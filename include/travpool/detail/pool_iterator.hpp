@@ -16,9 +16,17 @@
 // Every step that leaves the inline fast path calls a function that takes
 // and returns the position by value (never `this`), so the iterator of a
 // loop is never in memory and a range-for compiles to for_each's loop.
-// With checks (Checked = true) every dereference and step first checks
-// that the element is live and its bin is not being modified, and throws
-// usage_error otherwise; those operations are then not noexcept.
+// Checks (options.hpp), each a usage_error, and then those operations are
+// not noexcept:
+//   checks::on        every dereference and step: the element is live, the
+//                     iterator not at end, its bin not being modified.
+//   checks::hardened  every dereference, and every step where the layout
+//                     could not step from a destroyed element (interleaved;
+//                     compact steps by the bitmap word, which finds the next
+//                     live element): the element is live and the iterator
+//                     not at end (compact: one test of the bitmap word the
+//                     cursor holds); a step into another bin, and
+//                     for_each_until per bin: the bin is not being modified.
 #pragma once
 
 #include <compare>
@@ -30,6 +38,7 @@
 #include <type_traits>
 
 #include "../config.hpp"
+#include "../options.hpp"
 #include "../usage_error.hpp"
 #include "bin.hpp"
 #include "layout_traits.hpp"
@@ -45,8 +54,9 @@ namespace detail {
 
 struct test_access;
 
-template <class T, class Ops, bool Const, bool Checked>
+template <class T, class Ops, bool Const, checks_level Checks>
 class pool_iterator {
+  static constexpr bool unchecked = Checks == checks_level::off;
   using traits = layout_traits<Ops>;
   using element = std::conditional_t<Const, const T, T>;
 
@@ -64,27 +74,38 @@ class pool_iterator {
   pool_iterator() = default;
   // A const_iterator is constructible from an iterator.
   template <bool C = Const, class = std::enable_if_t<C>>
-  pool_iterator(const pool_iterator<T, Ops, false, Checked>& o) noexcept : bin_(o.bin_), cur_(o.cur_) {}
+  pool_iterator(const pool_iterator<T, Ops, false, Checks>& o) noexcept : bin_(o.bin_), cur_(o.cur_) {}
 
-  reference operator*() const noexcept(!Checked) { return *operator->(); }
-  pointer operator->() const noexcept(!Checked) {
+  // (Forced inline, as the steps: with checks GCC at -O2 would otherwise
+  // keep them out of line, and the loop's iterator in memory.)
+  TRAVPOOL_ALWAYS_INLINE reference operator*() const noexcept(unchecked) { return *operator->(); }
+  TRAVPOOL_ALWAYS_INLINE pointer operator->() const noexcept(unchecked) {
     check("dereferencing");
     return std::launder(reinterpret_cast<pointer>(cur_.ptr));
   }
 
   // Complexity: O(1) amortised (empty bins are skipped).
-  pool_iterator& operator++() noexcept(!Checked) {
-    check("incrementing");
-    if (!traits::cursor_next(*bin_, cur_)) [[unlikely]]
-      *this = first_from(bin_->next_);
+  TRAVPOOL_ALWAYS_INLINE pool_iterator& operator++() noexcept(unchecked) {
+    if constexpr (Checks == checks_level::full || !traits::steps_from_destroyed) {
+      check("incrementing");
+    } else if constexpr (Checks == checks_level::hardened) {
+      if (traits::cursor_at_end(cur_)) [[unlikely]]  // end or singular: folds into `it != end()`
+        throw_dead("incrementing");
+    }
+    if (!traits::cursor_next(*bin_, cur_)) [[unlikely]] {
+      if constexpr (Checks == checks_level::hardened)
+        *this = first_quiescent_from(bin_->next_);
+      else
+        *this = first_from(bin_->next_);
+    }
     return *this;
   }
-  pool_iterator operator++(int) noexcept(!Checked) {
+  pool_iterator operator++(int) noexcept(unchecked) {
     auto t = *this;
     ++*this;
     return t;
   }
-  pool_iterator& operator--() noexcept(!Checked) {
+  pool_iterator& operator--() noexcept(unchecked) {
     if (bin_->is_root()) {
       *this = last_from(bin_->prev_);
       return *this;
@@ -94,7 +115,7 @@ class pool_iterator {
     if (cur_.ptr == nullptr) *this = last_from(bin_->prev_);
     return *this;
   }
-  pool_iterator operator--(int) noexcept(!Checked) {
+  pool_iterator operator--(int) noexcept(unchecked) {
     auto t = *this;
     --*this;
     return t;
@@ -135,8 +156,12 @@ class pool_iterator {
   // a time with the layout's bulk sweep (for_each's loop).
   template <class F>
   void for_each_until(const pool_iterator& last, F& f) const {
-    for (bin_base* b = bin_; b != last.bin_ && !b->is_root(); b = b->next_)
+    for (bin_base* b = bin_; b != last.bin_ && !b->is_root(); b = b->next_) {
+      if constexpr (!unchecked) {
+        if (changing(*b)) throw_racing("sweeping");
+      }
       if (b->live_ != 0) traits::template for_each_live<element>(*b, f);
+    }
   }
 
   friend bool operator==(const pool_iterator& a, const pool_iterator& b) noexcept {
@@ -156,7 +181,7 @@ class pool_iterator {
  private:
   template <class, class...>
   friend class ::travpool::TRAVPOOL_ABI_NAMESPACE::basic_pool;
-  template <class, class, bool, bool>
+  template <class, class, bool, checks_level>
   friend class pool_iterator;
   friend struct test_access;
 
@@ -172,16 +197,35 @@ class pool_iterator {
   // bin_locks pools mark one with an odd modification count), and the
   // element must still be live. A destroyed element whose chunk was reused
   // by a later create is live again and cannot be told apart.
+  // Hardened: the element must be live, which also rules out end and
+  // singular iterators (one test where the layout keeps the bitmap word in
+  // the cursor).
   void check([[maybe_unused]] const char* what) const {
-    if constexpr (Checked) {
+    if constexpr (Checks == checks_level::full) {
       if (bin_ == nullptr || bin_->is_root())
         throw usage_error(std::string("travpool: ") + what + " an end or singular iterator");
-      if ((bin_->mods_.load(std::memory_order_relaxed) & 1) != 0)
-        throw usage_error(std::string("travpool: ") + what +
-                          " an iterator while another thread modifies its bin (sweeps need a quiescent pool)");
+      if (changing(*bin_)) throw_racing(what);
       if (const std::uint32_t i = index(); i >= bin_->fresh_ || Ops::is_free(*bin_, i))
         throw usage_error(std::string("travpool: ") + what + " an iterator whose element was destroyed");
+    } else if constexpr (Checks == checks_level::hardened) {
+      if (!traits::cursor_live(bin_, cur_)) [[unlikely]]
+        throw_dead(what);
     }
+  }
+  // Hardened: first_from, for a step that enters another bin, which must
+  // not be changing (no create or destroy under way in it).
+  [[gnu::noinline]] static pool_iterator first_quiescent_from(bin_base* b) {
+    const pool_iterator it = first_from(b);
+    if (!it.bin_->is_root() && changing(*it.bin_)) throw_racing("incrementing");
+    return it;
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] static void throw_dead(const char* what) {
+    throw usage_error(std::string("travpool: ") + what +
+                      " an end or singular iterator, or one whose element was destroyed");
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] static void throw_racing(const char* what) {
+    throw usage_error(std::string("travpool: ") + what +
+                      " an iterator while another thread modifies its bin (sweeps need a quiescent pool)");
   }
 
   // Returns: whether bin a (!= b) comes before bin b in their list, the

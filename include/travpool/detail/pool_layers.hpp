@@ -8,9 +8,12 @@
 //   stats   -> hooks     no_stats / counting_stats (detail/stats_hooks.hpp)
 //   Ops + hooks + sync -> storage = bin_storage<Ops, hooks, bin_locked>
 //   sync    -> bins_type, the bin acquisition layer:
-//     sync::none          local_bins<storage>           (acquire_local.hpp)
-//     sync::global_mutex  local_bins<storage>, used under one mutex
-//     sync::bin_locks     concurrent_bins<storage, checked> (bin_locks/concurrent_bins.hpp)
+//     sync::none          local_bins<storage, tracked>  (acquire_local.hpp)
+//     sync::global_mutex  local_bins<storage, tracked>, used under one mutex
+//     sync::bin_locks     concurrent_bins<storage, checked, tracked> (bin_locks/concurrent_bins.hpp)
+//   checks  -> checked (checks::on: the debug checks), tracked (checks::on
+//              or checks::hardened: bins count their changes, and the O(1)
+//              checks are made)
 //   core_type = mutex_bins<bins_type> under sync::global_mutex, else bins_type.
 //
 // basic_pool holds a core_type: its critical sections are the bin layer's.
@@ -51,13 +54,18 @@ struct pool_layers {
   using sync_type = select_option_t<sync_category, sync::none, Options...>;
   using stats_type = select_option_t<stats_category, stats::none, Options...>;
   using checks_type = select_option_t<checks_category, default_checks, Options...>;
-  static constexpr bool checked = std::is_same_v<checks_type, checks::on>;
+  static constexpr checks_level checks = checks_level_of<checks_type>;
+  static constexpr bool checked = checks == checks_level::full;  // checks::on
+  // checks::on or checks::hardened: a bin's modification count is odd
+  // while its chunks change, and the O(1) checks are made.
+  static constexpr bool tracked = checks != checks_level::off;
   static constexpr bool bin_locked = std::is_same_v<sync_type, sync::bin_locks>;
   static constexpr bool serialised = std::is_same_v<sync_type, sync::global_mutex>;
 
   using ops = Ops;
   using storage = bin_storage<ops, typename stats_hooks<stats_type>::type, bin_locked>;
-  using bins_type = std::conditional_t<bin_locked, concurrent_bins<storage, checked>, local_bins<storage>>;
+  using bins_type =
+      std::conditional_t<bin_locked, concurrent_bins<storage, checked, tracked>, local_bins<storage, tracked>>;
   using core_type = std::conditional_t<serialised, mutex_bins<bins_type>, bins_type>;
 };
 

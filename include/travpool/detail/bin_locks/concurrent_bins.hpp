@@ -52,10 +52,10 @@
 
 namespace travpool::detail {
 
-template <class Storage, bool Checked>
-class concurrent_bins : public concurrent_bin_list<Storage, Checked> {
+template <class Storage, bool Checked, bool Tracked = Checked>
+class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
   using bin = bin_base;
-  using bin_list = concurrent_bin_list<Storage, Checked>;
+  using bin_list = concurrent_bin_list<Storage, Checked, Tracked>;
   using algo = typename Storage::algo;
   // What the protocol uses of the list layer.
   using bin_list::begin_change;
@@ -185,16 +185,16 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked> {
     }
   }
   TRAVPOOL_ALWAYS_INLINE std::uint32_t take_chunk(bin& b) noexcept {
-    begin_change(b);
+    const std::uint16_t m = begin_change(b);
     const std::uint32_t i = algo::create(b);
     this->stats_hooks().on_create(b, 0);
-    end_change(b);
+    end_change(b, m);
     return i;
   }
   TRAVPOOL_ALWAYS_INLINE void release_chunk(bin& b, std::uint32_t i) noexcept {
-    begin_change(b);
+    const std::uint16_t m = begin_change(b);
     algo::release(b, i);
-    end_change(b);
+    end_change(b, m);
   }
 
   // The remembered bin is not biased to this thread, or is full. If the

@@ -43,7 +43,9 @@
 
 namespace travpool::detail {
 
-template <class Storage, bool Checked>
+// Checked: checks::on (the lock contract is checked); Tracked: checks::on
+// or checks::hardened (bins count their changes, below).
+template <class Storage, bool Checked, bool Tracked = Checked>
 class concurrent_bin_list : public Storage {
   using bin = bin_base;
   using algo = typename Storage::algo;
@@ -75,11 +77,11 @@ class concurrent_bin_list : public Storage {
     std::unique_lock list(list_mutex_);
     for (bin* b = this->first(); !b->is_root(); b = b->next_) {
       std::lock_guard<bin_lock> g(b->lock_);
-      begin_change(*b);
+      const std::uint16_t m = begin_change(*b);
       destroy_all(*b, destroy_payload);
       this->stats_hooks().on_clear(*b);
       algo::init(*b);
-      end_change(*b);
+      end_change(*b, m);
     }
   }
 
@@ -152,16 +154,25 @@ class concurrent_bin_list : public Storage {
 
   // Requires: b's lock, or b's biased section, or a quiescent pool that
   // the caller declared with a quiescent_scope (erase).
-  // Checked pools: the requirement is checked, and a change is under way
-  // while b.mods_ is odd, so that sweeps can detect a race without taking
-  // the lock.
-  static void begin_change([[maybe_unused]] bin& b) noexcept {
+  // Checked pools: the requirement is checked. Tracked pools: a change is
+  // under way while b.mods_ is odd, so that sweeps can detect a race
+  // without taking the lock.
+  // Returns: what end_change takes (the count before the change).
+  static std::uint16_t begin_change([[maybe_unused]] bin& b) noexcept {
     if constexpr (Checked) {
       if (!b.lock_.held_by_caller()) lock_contract_violated("a bin's chunks changed");
-      b.mods_.store(b.mods_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     }
+    if constexpr (Tracked)
+      return begin_counted_change(b);
+    else
+      return 0;
   }
-  static void end_change(bin& b) noexcept { begin_change(b); }
+  static void end_change([[maybe_unused]] bin& b, [[maybe_unused]] std::uint16_t m) noexcept {
+    if constexpr (Checked) {
+      if (!b.lock_.held_by_caller()) lock_contract_violated("a bin's chunks changed");
+    }
+    if constexpr (Tracked) end_counted_change(b, m);
+  }
 
   [[gnu::noinline]] void enroll() {
     claim_registry::instance().enroll(this->id());
