@@ -43,7 +43,7 @@ stage "3/7 the core tests with clang++-14 and libc++"
 # Only tests that link no TBB, OpenMP, OpenMesh or CGAL (Debian builds those
 # against libstdc++); each prints Catch2's summary and fails the stage.
 libcxx_tests=(pool_test pool_ops_test column_pool_test handle_test allocator_test segments_test partition_test
-  debug_checks_test concurrent_pool_mt_test)
+  debug_checks_test hardened_checks_test concurrent_pool_mt_test)
 cmake --preset libcxx >/dev/null
 cmake --build --preset libcxx -j "$jobs" --target "${libcxx_tests[@]}"
 for t in "${libcxx_tests[@]}"; do build/libcxx/tests/"$t" --warn NoAssertions | tail -n 2; done
