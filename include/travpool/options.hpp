@@ -85,9 +85,11 @@ struct on : detail::option_tag<detail::checks_category> {};
 // bin, or for_each reaching a bin, while another thread changes that bin.
 // Two threads adding a bin are found for certain (an atomic exchange on
 // that slow path); the other races when they overlap the change of a bin's
-// chunks (its modification count is odd then), so some are, not all. Not checked: what costs more than O(1)
-// (erase(first, last) reachability, the leak report), and an element destroyed and then created again in the same
-// chunk. Iterator operations are then not noexcept. Cost, and why it is not the default: docs/api.md, "Checks".
+// chunks (its modification count is odd then), so some are, not all.
+// Not checked: what costs more than O(1) (erase(first, last) reachability,
+// the leak report), and an element destroyed and then created again in
+// the same chunk. Iterator operations are then not noexcept. Cost, and why
+// it is not the default: docs/api.md, "Checks".
 struct hardened : detail::option_tag<detail::checks_category> {};
 }  // namespace checks
 
