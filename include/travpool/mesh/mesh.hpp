@@ -31,6 +31,14 @@
 // for every live vertex v: out(v) invalid (isolated) or from(out(v)) == v;
 //   out(v) is a boundary halfedge whenever v is on the boundary; circulating
 //   from out(v) (h -> next(opposite(h))) meets every halfedge that starts at v.
+// The low-level primitives (set_next, set_to, ...: CGAL's MutableFaceGraph,
+// <travpool/mesh/cgal.hpp>) may break any of these between two calls; the
+// out() rule is restored by the next operation of the mesh's own (section
+// "Low-level connectivity").
+//
+//   column "tp:prev" (edges, Halfedge x 2): made by the first set_next(),
+//   read by prev_linked() while fresh, i.e. since the first set_next()
+//   after the mesh's last operation of its own
 #pragma once
 
 #include <algorithm>
@@ -106,10 +114,17 @@ class triangle_mesh {
   Face face(Halfedge h) const noexcept { return face_of_[h]; }
   bool is_boundary(Halfedge h) const noexcept { return !face_of_[h].is_valid(); }
   bool is_boundary(Edge e) const noexcept { return is_boundary(e.halfedge(0)) || is_boundary(e.halfedge(1)); }
-  // An outgoing halfedge (a boundary one on the boundary); invalid if isolated.
+  // An outgoing halfedge (a boundary one on the boundary, except after
+  // low-level edits: below); invalid if isolated.
   Halfedge out(Vertex v) const noexcept { return out_[v]; }
   bool is_isolated(Vertex v) const noexcept { return !out_[v].is_valid(); }
-  bool is_boundary(Vertex v) const noexcept { return !is_isolated(v) && is_boundary(out_[v]); }
+  // O(1); O(valence) after low-level edits, until the next edit.
+  bool is_boundary(Vertex v) const noexcept {
+    const Halfedge o = out_[v];
+    if (!o.is_valid()) return false;
+    if (is_boundary(o)) return true;
+    return relaxed_out_ && fan_has_boundary(v);
+  }
   Halfedge halfedge(Face f) const noexcept { return half_[f]; }
   // The three corners of a triangle: to(halfedge(f)) first.
   std::array<Vertex, 3> corners(Face f) const noexcept {
@@ -243,6 +258,47 @@ class triangle_mesh {
   // Requires is_collapse_ok(h). O(valence).
   void collapse(Halfedge h);
 
+  // --- low-level connectivity (section "Low-level connectivity" below) ---
+  // The primitives of a halfedge data structure, as CGAL's MutableFaceGraph
+  // (<travpool/mesh/cgal.hpp> maps it onto these). Each writes one link
+  // and checks nothing: between calls the mesh may break its invariants,
+  // and a face may have any number of sides. The operations above and
+  // validate() require a valid triangle mesh again. Handles must be live.
+
+  // A new element with no links (a vertex at the origin, isolated; an
+  // edge whose halves have no target, next or face; a face with no
+  // halfedge). Throws: std::bad_alloc. O(1).
+  Vertex new_vertex() { return add_vertex(vec3{}); }
+  Edge new_edge() { return Edge(edges_.create()); }
+  Face new_face() { return Face(faces_.create()); }
+  // Deletes the element alone; links to it are the caller's to change.
+  void remove(Vertex v) { vertices_.destroy(v); }
+  void remove(Edge e) { edges_.destroy(e); }
+  void remove(Face f) { faces_.destroy(f); }
+  // next(h) = n; then prev_linked(n) == h.
+  void set_next(Halfedge h, Halfedge n);
+  // to(h) = v.
+  void set_to(Halfedge h, Vertex v) {
+    touch(links_[h].to);
+    touch(v);
+    links_[h].to = v;
+  }
+  // face(h) = f (invalid: h becomes a boundary halfedge).
+  void set_face(Halfedge h, Face f) {
+    touch(links_[h.opposite()].to);
+    face_of_[h] = f;
+  }
+  // halfedge(f) = h.
+  void set_halfedge(Face f, Halfedge h) noexcept { half_[f] = h; }
+  // out(v) = h (h starts at v; invalid: v is isolated).
+  void set_out(Vertex v, Halfedge h) {
+    touch(v);
+    out_[v] = h;
+  }
+  // prev(h), O(1) from links kept since the first set_next() after the
+  // last edit above; prev(h) otherwise (the mesh is valid then).
+  Halfedge prev_linked(Halfedge h) const noexcept { return prev_fresh_ ? prev_[h] : prev(h); }
+
   // Checks every invariant at the top of this file and that every handle
   // stored in a connectivity column is live.
   // Throws: std::logic_error describing the first violation.
@@ -250,6 +306,8 @@ class triangle_mesh {
 
   // Effects: deletes every element; keeps the columns.
   void clear() noexcept {
+    touched_.clear();
+    relaxed_out_ = prev_fresh_ = false;
     faces_.clear();
     edges_.clear();
     vertices_.clear();
@@ -307,6 +365,17 @@ class triangle_mesh {
   void adjust_out(Vertex v) noexcept;
   void remove_edge_helper(Halfedge h);
   void remove_loop_helper(Halfedge h);
+  void touch(Vertex v) {
+    if (!v.is_valid()) return;
+    touched_.push_back(v);
+    relaxed_out_ = true;
+  }
+  bool fan_has_boundary(Vertex v) const noexcept;
+  void settle() noexcept {
+    if (relaxed_out_ || prev_fresh_) [[unlikely]]
+      settle_links();
+  }
+  void settle_links() noexcept;
 
   element_pool<Vertex> vertices_;
   element_pool<Edge> edges_;
@@ -317,6 +386,12 @@ class triangle_mesh {
   halfedge_property<Face> face_of_;
   face_property<Halfedge> half_;
   face_property<vec3> fnormal_;
+  // Low-level edits: vertices whose out() may have left the boundary
+  // (settle() puts it back), and prev links, kept while prev_fresh_.
+  std::vector<Vertex> touched_;
+  halfedge_property<Halfedge> prev_;
+  bool relaxed_out_ = false;  // touched_ is not empty
+  bool prev_fresh_ = false;
 };
 
 // =========================================================================
@@ -369,7 +444,7 @@ void triangle_mesh::remove_user_column(element_pool<H>& pool, column<E, H> key) 
   const void* id = key.id();
   if (id == out_.column_key().id() || id == position_.column_key().id() || id == vnormal_.column_key().id() ||
       id == links_.column_key().id() || id == face_of_.column_key().id() || id == half_.column_key().id() ||
-      id == fnormal_.column_key().id())
+      id == fnormal_.column_key().id() || (prev_ && id == prev_.column_key().id()))
     throw usage_error("triangle_mesh: remove of one of the mesh's own columns");
   pool.remove_column(key);
 }
@@ -446,6 +521,7 @@ inline void triangle_mesh::adjust_out(Vertex v) noexcept {
 }
 
 inline Vertex triangle_mesh::split(Face f, const vec3& p) {
+  settle();
   const Halfedge h0 = half_[f];  // a -> b
   const Halfedge h1 = next(h0);  // b -> c
   const Halfedge h2 = next(h1);  // c -> a
@@ -472,6 +548,7 @@ inline Vertex triangle_mesh::split(Face f, const vec3& p) {
 }
 
 inline Vertex triangle_mesh::split(Edge e, const vec3& p) {
+  settle();
   const Halfedge h0 = e.halfedge(0);
   const Vertex v = insert_vertex(h0, p);
   // h0 now ends at v, next(h0) leaves it; each side with a face is a
@@ -483,6 +560,7 @@ inline Vertex triangle_mesh::split(Edge e, const vec3& p) {
 }
 
 inline Vertex triangle_mesh::insert_vertex(Halfedge h0, const vec3& p) {
+  settle();
   // before: v0 --h0--> v2, v2 --o0--> v0; after: v0 --h0--> v --h1--> v2,
   // v2 --o1--> v --o0--> v0.
   const Halfedge h2 = next(h0);
@@ -510,6 +588,7 @@ inline Vertex triangle_mesh::insert_vertex(Halfedge h0, const vec3& p) {
 }
 
 inline Halfedge triangle_mesh::insert_edge(Halfedge h0, Halfedge h1) {
+  settle();
   const Halfedge h2 = next(h0), h3 = next(h1);
   const Edge e = new_edge(to(h0), to(h1));
   const Halfedge h4 = e.halfedge(0), h5 = e.halfedge(1);
@@ -564,6 +643,7 @@ inline bool triangle_mesh::is_collapse_ok(Halfedge v0v1) const noexcept {
 }
 
 inline void triangle_mesh::collapse(Halfedge h0) {
+  settle();
   const Halfedge h1 = prev(h0);
   const Halfedge o1 = next(h0.opposite());
   remove_edge_helper(h0);
@@ -610,6 +690,64 @@ inline void triangle_mesh::remove_loop_helper(Halfedge h0) {
 }
 
 // -------------------------------------------------------------------------
+// Low-level connectivity
+// -------------------------------------------------------------------------
+// The BGL primitives (set_next, set_to, set_face, set_out, ...) and how the
+// mesh's own operations take over after them.
+//
+// Two facts the mesh keeps for its operations do not survive single-link
+// writes, so the primitives record what they would need and settle() puts
+// it right at the start of the next operation of the sections around this
+// one (every one that changes links):
+//
+//   touched_     vertices whose out() may no longer be their boundary
+//                halfedge (set_to, set_face, set_out); settle() searches
+//                their fans again: O(touched x valence). Until then
+//                is_boundary(v) walks v's fan.
+//   prev_        prev links, a column made by the first set_next() and
+//                rebuilt from next links (O(E)) by the first set_next()
+//                after an operation: prev(h) walks next links, which is
+//                right while they are the permutation of a valid mesh but
+//                not between two set_next() calls of one edit.
+
+inline void triangle_mesh::set_next(Halfedge h, Halfedge n) {
+  if (!prev_fresh_) {
+    if (!prev_) prev_ = halfedge_property<Halfedge>(edges_.add_column<std::array<Halfedge, 2>>("tp:prev"));
+    for (const Edge e : edges())
+      for (unsigned s = 0; s < 2; ++s)
+        if (const Halfedge x = e.halfedge(s), y = next(x); is_live(y)) prev_[y] = x;
+    prev_fresh_ = true;
+  }
+  links_[h].next = n;
+  if (n.is_valid()) prev_[n] = h;
+}
+
+inline bool triangle_mesh::fan_has_boundary(Vertex v) const noexcept {
+  for (const Halfedge h : out_halfedges(v))
+    if (is_boundary(h)) return true;
+  return false;
+}
+
+inline void triangle_mesh::settle_links() noexcept {
+  prev_fresh_ = false;
+  relaxed_out_ = false;
+  // Bounded walks: the mesh must be valid again here, but a misuse must
+  // not loop forever.
+  const std::size_t limit = halfedge_count();
+  for (const Vertex v : touched_) {
+    if (!is_live(v) || !is_live(out_[v])) continue;
+    const Halfedge start = out_[v];
+    Halfedge h = start;
+    for (std::size_t i = 0; i < limit && !is_boundary(h); ++i) {
+      h = next(h.opposite());
+      if (h == start || !is_live(h)) break;
+    }
+    if (is_live(h) && is_boundary(h)) out_[v] = h;
+  }
+  touched_.clear();
+}
+
+// -------------------------------------------------------------------------
 // Adding and deleting triangles
 // -------------------------------------------------------------------------
 // add_triangle and delete_face, _edge, _vertex, as PMP's add_face and
@@ -621,6 +759,7 @@ inline void triangle_mesh::remove_loop_helper(Halfedge h0) {
 // of that rotation) is defined at every step of an edit.
 
 inline Face triangle_mesh::add_triangle(Vertex a, Vertex b, Vertex c) {
+  settle();
   // As PMP's add_face (after OpenMesh), for n = 3.
   const std::array<Vertex, 3> vs{a, b, c};
   std::array<Halfedge, 3> hs;
@@ -692,6 +831,7 @@ inline Face triangle_mesh::add_triangle(Vertex a, Vertex b, Vertex c) {
 }
 
 inline void triangle_mesh::delete_face(Face f) {
+  settle();
   // As PMP's delete_face: the face's halfedges become boundary ones; an
   // edge with no face left goes, and so does a vertex with no edge left.
   std::array<Edge, 3> dead_edges;
@@ -902,6 +1042,7 @@ inline triangle_mesh triangle_mesh::from_triangles(std::span<const vec3> points,
 
 inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std::span<const vec3> points,
                                            std::span<const Face> old_faces) {
+  settle();
   if (points.size() != old_edges.size()) throw std::invalid_argument("split_into_four: one point per edge is required");
   if (old_edges.size() != edge_count() || old_faces.size() != face_count())
     throw std::invalid_argument("split_into_four: old_edges and old_faces must name every edge and face");
@@ -1036,6 +1177,7 @@ inline void triangle_mesh::validate() const {
       if (!is_live(next(h))) fail("next is not a live halfedge");
       const Halfedge p = prev(h);
       if (!is_live(p) || next(p) != h) fail("next and prev disagree");
+      if (prev_fresh_ && prev_[h] != p) fail("a kept prev link disagrees with next");
       if (!is_live(to(h))) fail("halfedge points at a dead vertex");
       if (to(h) == from(h)) fail("edge is a loop");
       if (from(next(h)) != to(h)) fail("next does not start where the halfedge ends");
@@ -1060,7 +1202,8 @@ inline void triangle_mesh::validate() const {
       boundary |= is_boundary(h);
       if (++n > halfedges) fail("circulation does not close");
     }
-    if (boundary && !is_boundary(out(v))) fail("boundary vertex's outgoing halfedge is not a boundary one");
+    if (boundary && !relaxed_out_ && !is_boundary(out(v)))
+      fail("boundary vertex's outgoing halfedge is not a boundary one");
     ring_total += n;
   }
   if (ring_total != halfedges) fail("a vertex is non-manifold (its fan misses some of its halfedges)");
