@@ -9,6 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh clang-14 libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev libc++-14-dev libc++abi-14-dev \
   libplf-colony-dev libcgal-dev libopenmesh-dev
+# CGAL's sample meshes for the CGAL tests (from Debian's libcgal-demo), once.
+scripts/fetch_meshes.sh >/dev/null
 jobs=$(nproc)
 quick=0
 [[ "${1:-}" == "--quick" ]] && quick=1

@@ -1,0 +1,348 @@
+// <travpool/mesh/cgal.hpp>: CGAL's BGL concept checks, then CGAL's
+// algorithms on triangle_mesh against the same calls on a CGAL::Surface_mesh
+// built from the same triangles (vertex i of one is vertex i of the other):
+// same counts, same results. Real meshes come from Debian's libcgal-demo
+// (scripts/fetch_meshes.sh; TRAVPOOL_MESH_DATA names the directory).
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <travpool/mesh/cgal.hpp>
+
+#include <CGAL/Polygon_mesh_processing/border.h>
+#include <CGAL/Polygon_mesh_processing/compute_normal.h>
+#include <CGAL/Polygon_mesh_processing/connected_components.h>
+#include <CGAL/Polygon_mesh_processing/measure.h>
+#include <CGAL/Polygon_mesh_processing/remesh.h>
+#include <CGAL/Polygon_mesh_processing/triangulate_hole.h>
+#include <CGAL/Surface_mesh.h>
+#include <CGAL/boost/graph/Euler_operations.h>
+#include <CGAL/boost/graph/graph_concepts.h>
+#include <CGAL/boost/graph/helpers.h>
+
+#include <travpool/mesh/algorithms.hpp>
+#include <travpool/mesh/io.hpp>
+
+#include "generate.hpp"
+
+using namespace travpool::mesh;
+namespace PMP = CGAL::Polygon_mesh_processing;
+using K = CGAL::Epick;
+using surface_mesh = CGAL::Surface_mesh<K::Point_3>;
+using SV = surface_mesh::Vertex_index;
+
+// The concepts CGAL's algorithms ask of a polygon mesh, for the mesh and
+// its const view.
+BOOST_CONCEPT_ASSERT((CGAL::HalfedgeListGraphConcept<triangle_mesh>));
+BOOST_CONCEPT_ASSERT((CGAL::FaceListGraphConcept<triangle_mesh>));
+BOOST_CONCEPT_ASSERT((CGAL::MutableFaceGraphConcept<triangle_mesh>));
+BOOST_CONCEPT_ASSERT((CGAL::MutableHalfedgeGraphConcept<triangle_mesh>));
+BOOST_CONCEPT_ASSERT((boost::VertexListGraphConcept<triangle_mesh>));
+BOOST_CONCEPT_ASSERT((boost::EdgeListGraphConcept<triangle_mesh>));
+BOOST_CONCEPT_ASSERT((boost::BidirectionalGraphConcept<triangle_mesh>));
+BOOST_CONCEPT_ASSERT((boost::AdjacencyGraphConcept<triangle_mesh>));
+BOOST_CONCEPT_ASSERT((CGAL::FaceListGraphConcept<const triangle_mesh>));
+BOOST_CONCEPT_ASSERT(
+    (boost::ReadWritePropertyMapConcept<boost::property_map<triangle_mesh, boost::vertex_point_t>::type, Vertex>));
+
+namespace {
+
+// Both meshes of one triangle soup, with vertex i of each.
+struct twin {
+  triangle_mesh tm;
+  surface_mesh sm;
+  std::vector<Vertex> tv;
+  std::vector<SV> sv;
+};
+
+twin make_twin(const soup& s) {
+  twin t{s.build(), {}, {}, {}};
+  for (const Vertex v : t.tm.vertices()) t.tv.push_back(v);
+  for (const vec3& p : s.points) t.sv.push_back(t.sm.add_vertex(K::Point_3(p.x, p.y, p.z)));
+  for (const auto& tri : s.triangles)
+    REQUIRE(t.sm.add_face(t.sv[tri[0]], t.sv[tri[1]], t.sv[tri[2]]) != surface_mesh::null_face());
+  REQUIRE(t.tv.size() == t.sv.size());
+  return t;
+}
+
+std::string data_dir() {
+#ifdef TRAVPOOL_MESH_DATA
+  return TRAVPOOL_MESH_DATA;
+#else
+  return "";
+#endif
+}
+
+soup real_mesh(const std::string& name) {
+  const std::string path = data_dir() + "/" + name + ".off";
+  INFO("real mesh " << path << " (scripts/fetch_meshes.sh fetches it)");
+  REQUIRE(std::filesystem::exists(path));
+  return read_soup(path);
+}
+
+// What a mesh holds, compared as counts and by vertex number.
+template <class Mesh>
+void require_valid(const Mesh& m) {
+  REQUIRE(CGAL::is_valid_polygon_mesh(m));
+  REQUIRE(CGAL::is_triangle_mesh(m));
+}
+
+void require_same_counts(const twin& t) {
+  REQUIRE(t.tm.vertex_count() == t.sm.number_of_vertices());
+  REQUIRE(t.tm.edge_count() == t.sm.number_of_edges());
+  REQUIRE(t.tm.face_count() == t.sm.number_of_faces());
+  REQUIRE(num_vertices(t.tm) == std::distance(vertices(t.tm).begin(), vertices(t.tm).end()));
+  REQUIRE(num_halfedges(t.tm) == std::distance(halfedges(t.tm).begin(), halfedges(t.tm).end()));
+}
+
+bool close(double a, double b, double rel = 1e-9) {
+  return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)});
+}
+
+// The mesh's own invariants and a native edit on top of what CGAL left.
+void require_native_ok(triangle_mesh& m) {
+  REQUIRE_NOTHROW(m.validate());
+  const Face f = *m.faces().begin();
+  m.delete_face(f);
+  REQUIRE_NOTHROW(m.validate());
+}
+
+}  // namespace
+
+TEST_CASE("cgal: the BGL views match the mesh", "[mesh][cgal]") {
+  triangle_mesh m = sphere(2);
+  REQUIRE(num_vertices(m) == m.vertex_count());
+  REQUIRE(num_edges(m) == m.edge_count());
+  REQUIRE(num_faces(m) == m.face_count());
+  std::size_t n = 0;
+  for (const Halfedge h : halfedges(m)) {
+    REQUIRE(m.is_live(h));
+    REQUIRE(target(h, m) == m.to(h));
+    REQUIRE(source(h, m) == m.from(h));
+    REQUIRE(next(prev(h, m), m) == h);
+    REQUIRE(halfedge(edge(h, m), m) == h);
+    ++n;
+  }
+  REQUIRE(n == 2 * m.edge_count());
+  for (const Vertex v : vertices(m)) {
+    REQUIRE(target(halfedge(v, m), m) == v);
+    REQUIRE(degree(v, m) == m.valence(v));
+    for (const Vertex w : adjacent_vertices(v, m)) REQUIRE(edge(v, w, m).second);
+  }
+  for (const Face f : faces(m)) REQUIRE(degree(f, m) == 3);
+  // vertex_point reads and writes position().
+  const Vertex v = *m.vertices().begin();
+  auto vpm = get(CGAL::vertex_point, m);
+  put(vpm, v, K::Point_3(1.5, -2, 0.25));
+  REQUIRE(m.position(v) == vec3{1.5, -2, 0.25});
+  REQUIRE(get(vpm, v) == K::Point_3(1.5, -2, 0.25));
+}
+
+TEST_CASE("cgal: dynamic property maps are columns of the mesh, gone with the map", "[mesh][cgal]") {
+  triangle_mesh m = sphere(1);
+  {
+    auto vm = get(CGAL::dynamic_vertex_property_t<int>(), m);
+    auto hm = get(CGAL::dynamic_halfedge_property_t<double>(), m);
+    auto copy = vm;
+    for (const Vertex v : m.vertices()) put(vm, v, static_cast<int>(v.idx()) * 3);
+    for (const Halfedge h : halfedges(m)) put(hm, h, h.idx() + 0.5);
+    for (const Vertex v : m.vertices()) REQUIRE(get(copy, v) == static_cast<int>(v.idx()) * 3);
+    for (const Halfedge h : halfedges(m)) REQUIRE(get(hm, h) == h.idx() + 0.5);
+  }
+  // Both columns were removed: a fresh map starts from T{}.
+  auto vm = get(CGAL::dynamic_vertex_property_t<int>(), m);
+  for (const Vertex v : m.vertices()) REQUIRE(get(vm, v) == 0);
+  // From a const mesh: a vector by handle, the mesh unchanged.
+  const triangle_mesh& cm = m;
+  auto fm = get(CGAL::dynamic_face_property_t<bool>(), cm);
+  for (const Face f : cm.faces()) put(fm, f, f.idx() % 2 == 1);
+  for (const Face f : cm.faces()) REQUIRE(get(fm, f) == (f.idx() % 2 == 1));
+}
+
+TEST_CASE("cgal: Euler operations in lockstep with Surface_mesh", "[mesh][cgal]") {
+  const triangle_mesh base = sphere(3);
+  soup s;
+  for (const Vertex v : base.vertices()) s.points.push_back(base.position(v));
+  for (const Face f : base.faces()) {
+    const auto c = base.corners(f);
+    s.triangles.push_back({c[0].idx(), c[1].idx(), c[2].idx()});
+  }
+  twin t = make_twin(s);
+  std::mt19937 rng(7);
+  // Vertices by number, the same in both meshes: n <-> tv[n] <-> sv[n].
+  std::map<Vertex, std::uint32_t> tnum;
+  std::map<SV, std::uint32_t> snum;
+  std::uint32_t count = 0;
+  auto number = [&](Vertex v, SV w) {
+    REQUIRE(!tnum.count(v));
+    REQUIRE(!snum.count(w));
+    tnum[v] = snum[w] = count++;
+  };
+  for (std::size_t i = 0; i < t.tv.size(); ++i) number(t.tv[i], t.sv[i]);
+  std::vector<SV> sv = t.sv;
+  int flips = 0, splits = 0, collapses = 0, centers = 0;
+  for (int step = 0; step < 800; ++step) {
+    // A random halfedge of the travpool mesh, and its twin.
+    std::vector<Edge> es(t.tm.edges().begin(), t.tm.edges().end());
+    const Halfedge th = es[rng() % es.size()].halfedge(rng() % 2);
+    const auto [sh, found] = halfedge(sv[tnum.at(source(th, t.tm))], sv[tnum.at(target(th, t.tm))], t.sm);
+    REQUIRE(found);
+    switch (rng() % 4) {
+      case 0:
+        if (CGAL::Euler::does_satisfy_link_condition(edge(th, t.tm), t.tm) && degree(target(th, t.tm), t.tm) > 3 &&
+            degree(source(th, t.tm), t.tm) > 3 && degree(target(next(th, t.tm), t.tm), t.tm) > 3 &&
+            degree(target(next(opposite(th, t.tm), t.tm), t.tm), t.tm) > 3) {
+          REQUIRE(CGAL::Euler::does_satisfy_link_condition(edge(sh, t.sm), t.sm));
+          const Vertex gone = source(th, t.tm);
+          const SV sgone = source(sh, t.sm);
+          const Vertex kept = CGAL::Euler::collapse_edge(edge(th, t.tm), t.tm);
+          const SV skept = CGAL::Euler::collapse_edge(edge(sh, t.sm), t.sm);
+          REQUIRE(tnum.at(kept) == snum.at(skept));
+          REQUIRE(!t.tm.is_live(gone));
+          tnum.erase(gone), snum.erase(sgone);
+          ++collapses;
+        }
+        break;
+      case 1: {
+        const Halfedge nh = CGAL::Euler::split_edge(th, t.tm);  // ends at the new vertex
+        const auto snh = CGAL::Euler::split_edge(sh, t.sm);
+        number(target(nh, t.tm), target(snh, t.sm));
+        sv.push_back(target(snh, t.sm));
+        // Both faces beside the edge are quadrilaterals now: split each.
+        for (auto [x, y] : {std::pair{nh, snh}, std::pair{opposite(th, t.tm), opposite(sh, t.sm)}}) {
+          CGAL::Euler::split_face(x, next(next(x, t.tm), t.tm), t.tm);
+          CGAL::Euler::split_face(y, next(next(y, t.sm), t.sm), t.sm);
+        }
+        ++splits;
+        break;
+      }
+      case 2:
+        if (!halfedge(target(next(th, t.tm), t.tm), target(next(opposite(th, t.tm), t.tm), t.tm), t.tm).second &&
+            degree(target(th, t.tm), t.tm) > 3 && degree(source(th, t.tm), t.tm) > 3) {
+          CGAL::Euler::flip_edge(th, t.tm);
+          CGAL::Euler::flip_edge(sh, t.sm);
+          ++flips;
+        }
+        break;
+      default: {
+        const Halfedge c = CGAL::Euler::add_center_vertex(th, t.tm);  // ends at the new vertex
+        const auto sc = CGAL::Euler::add_center_vertex(sh, t.sm);
+        number(target(c, t.tm), target(sc, t.sm));
+        sv.push_back(target(sc, t.sm));
+        ++centers;
+        if (rng() % 2 == 0) {
+          tnum.erase(target(c, t.tm)), snum.erase(target(sc, t.sm));
+          REQUIRE(CGAL::Euler::remove_center_vertex(c, t.tm) == th);
+          REQUIRE(CGAL::Euler::remove_center_vertex(sc, t.sm) == sh);
+        }
+      }
+    }
+    if (step % 100 == 99) {
+      require_valid(t.tm);
+      REQUIRE_NOTHROW(t.tm.validate());
+      require_same_counts(t);
+    }
+  }
+  CHECK(flips > 20);
+  CHECK(splits > 20);
+  CHECK(collapses > 20);
+  CHECK(centers > 20);
+  require_valid(t.tm);
+  require_same_counts(t);
+  // The same triangles, by vertex number.
+  auto triangles_of = [](const auto& m, const auto& num) {
+    std::vector<std::array<std::uint32_t, 3>> out;
+    for (const auto f : faces(m)) {
+      std::array<std::uint32_t, 3> c{};
+      int i = 0;
+      for (const auto v : CGAL::vertices_around_face(halfedge(f, m), m)) c[i++] = num.at(v);
+      std::rotate(c.begin(), std::min_element(c.begin(), c.end()), c.end());
+      out.push_back(c);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  REQUIRE(triangles_of(t.tm, tnum) == triangles_of(t.sm, snum));
+  require_native_ok(t.tm);
+}
+
+TEST_CASE("cgal: Polygon Mesh Processing on real meshes, against Surface_mesh", "[mesh][cgal][real]") {
+  const auto name = GENERATE(as<std::string>{}, "elephant", "blobby_3cc", "mech-holes-shark");
+  INFO(name);
+  twin t = make_twin(real_mesh(name));
+  require_valid(t.tm);
+  require_same_counts(t);
+  const std::size_t n = t.tv.size();
+
+  SECTION("compute_vertex_normals, area, volume") {
+    auto tn = t.tm.add_property<Vertex, K::Vector_3>("normal3");
+    auto sn = t.sm.add_property_map<SV, K::Vector_3>("v:n").first;
+    PMP::compute_vertex_normals(t.tm, tn);
+    PMP::compute_vertex_normals(t.sm, sn);
+    for (std::size_t i = 0; i < n; ++i) {
+      const K::Vector_3 a = tn[t.tv[i]], b = sn[t.sv[i]];
+      REQUIRE(close(a.x(), b.x(), 1e-12));
+      REQUIRE(close(a.y(), b.y(), 1e-12));
+      REQUIRE(close(a.z(), b.z(), 1e-12));
+    }
+    REQUIRE(close(PMP::area(t.tm), PMP::area(t.sm)));
+    REQUIRE(CGAL::is_closed(t.tm) == CGAL::is_closed(t.sm));
+    if (CGAL::is_closed(t.tm)) REQUIRE(close(PMP::volume(t.tm), PMP::volume(t.sm)));
+  }
+
+  SECTION("connected_components") {
+    auto tc = t.tm.add_property<Face, std::size_t>("cc");
+    auto sc = t.sm.add_property_map<surface_mesh::Face_index, std::size_t>("f:cc").first;
+    const std::size_t nt = PMP::connected_components(t.tm, tc);
+    const std::size_t ns = PMP::connected_components(t.sm, sc);
+    REQUIRE(nt == ns);
+    REQUIRE(nt == (name == "blobby_3cc" ? 3u : 1u));
+    std::vector<std::size_t> st(nt), ss(ns);
+    for (const Face f : t.tm.faces()) ++st[tc[f]];
+    for (const auto f : t.sm.faces()) ++ss[sc[f]];
+    std::sort(st.begin(), st.end()), std::sort(ss.begin(), ss.end());
+    REQUIRE(st == ss);
+  }
+
+  SECTION("triangulate_hole on every border cycle") {
+    std::vector<surface_mesh::Halfedge_index> s_cycles;
+    PMP::extract_boundary_cycles(t.sm, std::back_inserter(s_cycles));
+    std::map<SV, std::size_t> snumber;
+    for (std::size_t i = 0; i < n; ++i) snumber[t.sv[i]] = i;
+    if (name == "mech-holes-shark") REQUIRE(s_cycles.size() > 1);
+    for (const auto sh : s_cycles) {
+      const Vertex a = t.tv[snumber.at(source(sh, t.sm))], b = t.tv[snumber.at(target(sh, t.sm))];
+      const auto [th, found] = halfedge(a, b, t.tm);
+      REQUIRE(found);
+      REQUIRE(CGAL::is_border(th, t.tm));
+      std::vector<Face> tf;
+      std::vector<surface_mesh::Face_index> sf;
+      PMP::triangulate_hole(t.tm, th, std::back_inserter(tf));
+      PMP::triangulate_hole(t.sm, sh, std::back_inserter(sf));
+      REQUIRE(tf.size() == sf.size());
+    }
+    REQUIRE(CGAL::is_closed(t.tm));
+    require_valid(t.tm);
+    require_same_counts(t);
+    REQUIRE(close(PMP::area(t.tm), PMP::area(t.sm)));
+    require_native_ok(t.tm);
+  }
+
+  SECTION("isotropic_remeshing") {
+    const double target = 0.5 * PMP::edge_length(*edges(t.sm).begin(), t.sm);
+    PMP::isotropic_remeshing(faces(t.tm), target, t.tm, PMP::parameters::number_of_iterations(2));
+    PMP::isotropic_remeshing(faces(t.sm), target, t.sm, PMP::parameters::number_of_iterations(2));
+    require_valid(t.tm);
+    require_same_counts(t);
+    REQUIRE(close(PMP::area(t.tm), PMP::area(t.sm), 1e-6));
+    require_native_ok(t.tm);
+  }
+}
