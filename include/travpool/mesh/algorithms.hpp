@@ -200,9 +200,10 @@ inline void compute_normals(triangle_mesh& m, execution how = execution::serial)
 // neighbours as they were before the iteration. Boundary and isolated
 // vertices stay.
 inline void smooth(triangle_mesh& m, int iterations, execution how = execution::serial) {
+  m.settle();  // out() on the boundary: it alone says whether v is
   for (int it = 0; it < iterations; ++it) {
     for_each_element(m.vertices(), how, [&](Vertex v) {
-      if (m.is_boundary(v) || m.is_isolated(v)) {
+      if (m.is_isolated(v) || m.is_boundary(m.out(v))) {
         m.scratch(v) = m.position(v);
         return;
       }
@@ -219,11 +220,11 @@ inline void smooth(triangle_mesh& m, int iterations, execution how = execution::
 
 // Loop's new position of vertex v, from the old positions: v itself if
 // isolated, 3/4 v + 1/8 of its two boundary neighbours on the boundary,
-// else (1 - n beta) v + beta * (sum of its n neighbours).
+// else (1 - n beta) v + beta * (sum of its n neighbours). Requires out()
+// on the boundary (after low-level edits: m.settle() first).
 inline vec3 loop_vertex_point(const triangle_mesh& m, Vertex v) {
   if (m.is_isolated(v)) return m.position(v);
-  if (m.is_boundary(v)) {
-    const Halfedge b = m.out(v);  // boundary: v -> next
+  if (const Halfedge b = m.out(v); m.is_boundary(b)) {  // boundary: v -> next
     return 0.75 * m.position(v) + 0.125 * (m.position(m.to(b)) + m.position(m.from(m.prev(b))));
   }
   vec3 s;
@@ -253,6 +254,7 @@ inline vec3 loop_edge_point(const triangle_mesh& m, Edge e) {
 // Throws: what split_into_four throws; then connectivity and positions
 // are unchanged (normals are stale).
 inline void loop_subdivide(triangle_mesh& m) {
+  m.settle();  // out() on the boundary (the boundary rules read it)
   const std::vector<Vertex> old_vertices(m.vertices().begin(), m.vertices().end());
   for (const Vertex v : old_vertices) m.scratch(v) = loop_vertex_point(m, v);
   std::vector<Edge> old_edges;

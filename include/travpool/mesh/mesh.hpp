@@ -33,8 +33,8 @@
 //   from out(v) (h -> next(opposite(h))) meets every halfedge that starts at v.
 // The low-level primitives (set_next, set_to, ...: CGAL's MutableFaceGraph,
 // <travpool/mesh/cgal.hpp>) may break any of these between two calls; the
-// out() rule is restored by the next operation of the mesh's own (section
-// "Low-level connectivity").
+// out() rule is restored by settle(), which the mesh's own operations call
+// first (section "Low-level connectivity").
 //
 //   column "tp:prev" (edges, Halfedge x 2): made by the first set_next(),
 //   read by prev_linked() while fresh, i.e. since the first set_next()
@@ -118,7 +118,7 @@ class triangle_mesh {
   // low-level edits: below); invalid if isolated.
   Halfedge out(Vertex v) const noexcept { return out_[v]; }
   bool is_isolated(Vertex v) const noexcept { return !out_[v].is_valid(); }
-  // O(1); O(valence) after low-level edits, until the next edit.
+  // O(1); O(valence) after low-level edits, until settle().
   bool is_boundary(Vertex v) const noexcept {
     const Halfedge o = out_[v];
     if (!o.is_valid()) return false;
@@ -262,8 +262,9 @@ class triangle_mesh {
   // The primitives of a halfedge data structure, as CGAL's MutableFaceGraph
   // (<travpool/mesh/cgal.hpp> maps it onto these). Each writes one link
   // and checks nothing: between calls the mesh may break its invariants,
-  // and a face may have any number of sides. The operations above and
-  // validate() require a valid triangle mesh again. Handles must be live.
+  // and a face may have any number of sides. The operations above require
+  // a valid triangle mesh again (they call settle() first). Handles must
+  // be live.
 
   // A new element with no links (a vertex at the origin, isolated; an
   // edge whose halves have no target, next or face; a face with no
@@ -298,6 +299,15 @@ class triangle_mesh {
   // prev(h), O(1) from links kept since the first set_next() after the
   // last edit above; prev(h) otherwise (the mesh is valid then).
   Halfedge prev_linked(Halfedge h) const noexcept { return prev_fresh_ ? prev_[h] : prev(h); }
+  // Requires: a valid mesh again. Effects: puts out() back on the boundary
+  // for every vertex the primitives above touched, so that is_boundary(v)
+  // is O(1) and validate() checks that rule again. Every edit above this
+  // section, loop_subdivide and smooth do it first. O(touched x valence),
+  // at most O(E); O(1) when nothing was touched.
+  void settle() noexcept {
+    if (relaxed_out_ || prev_fresh_) [[unlikely]]
+      settle_links();
+  }
 
   // Checks every invariant at the top of this file and that every handle
   // stored in a connectivity column is live.
@@ -307,7 +317,7 @@ class triangle_mesh {
   // Effects: deletes every element; keeps the columns.
   void clear() noexcept {
     touched_.clear();
-    relaxed_out_ = prev_fresh_ = false;
+    relaxed_out_ = touched_all_ = prev_fresh_ = false;
     faces_.clear();
     edges_.clear();
     vertices_.clear();
@@ -365,16 +375,19 @@ class triangle_mesh {
   void adjust_out(Vertex v) noexcept;
   void remove_edge_helper(Halfedge h);
   void remove_loop_helper(Halfedge h);
+  // Records v for settle(); past vertex_count() records, settle() visits
+  // every vertex instead (so touched_ stays O(V)).
   void touch(Vertex v) {
-    if (!v.is_valid()) return;
-    touched_.push_back(v);
     relaxed_out_ = true;
+    if (v.is_valid() && !touched_all_) {
+      if (touched_.size() < vertices_.size())
+        touched_.push_back(v);
+      else
+        touched_all_ = true;
+    }
   }
-  bool fan_has_boundary(Vertex v) const noexcept;
-  void settle() noexcept {
-    if (relaxed_out_ || prev_fresh_) [[unlikely]]
-      settle_links();
-  }
+  Halfedge boundary_out(Vertex v) const noexcept;
+  bool fan_has_boundary(Vertex v) const noexcept { return boundary_out(v).is_valid(); }
   void settle_links() noexcept;
 
   element_pool<Vertex> vertices_;
@@ -390,7 +403,8 @@ class triangle_mesh {
   // (settle() puts it back), and prev links, kept while prev_fresh_.
   std::vector<Vertex> touched_;
   halfedge_property<Halfedge> prev_;
-  bool relaxed_out_ = false;  // touched_ is not empty
+  bool relaxed_out_ = false;  // a primitive touched a vertex since settle()
+  bool touched_all_ = false;  // ... more than touched_ holds
   bool prev_fresh_ = false;
 };
 
@@ -702,8 +716,9 @@ inline void triangle_mesh::remove_loop_helper(Halfedge h0) {
 //
 //   touched_     vertices whose out() may no longer be their boundary
 //                halfedge (set_to, set_face, set_out); settle() searches
-//                their fans again: O(touched x valence). Until then
-//                is_boundary(v) walks v's fan.
+//                their fans again: O(touched x valence), or every fan once
+//                touched_ would pass V entries. Until then is_boundary(v)
+//                walks v's fan, and validate() skips that rule.
 //   prev_        prev links, a column made by the first set_next() and
 //                rebuilt from next links (O(E)) by the first set_next()
 //                after an operation: prev(h) walks next links, which is
@@ -722,29 +737,34 @@ inline void triangle_mesh::set_next(Halfedge h, Halfedge n) {
   if (n.is_valid()) prev_[n] = h;
 }
 
-inline bool triangle_mesh::fan_has_boundary(Vertex v) const noexcept {
-  for (const Halfedge h : out_halfedges(v))
-    if (is_boundary(h)) return true;
-  return false;
+// Returns: a boundary halfedge leaving v, or an invalid one. A bounded
+// walk of v's fan that stops at a dead link: a misuse of the primitives
+// must not loop forever.
+inline Halfedge triangle_mesh::boundary_out(Vertex v) const noexcept {
+  const Halfedge start = out_[v];
+  if (!is_live(start) || from(start) != v) return {};
+  Halfedge h = start;
+  for (std::size_t i = 0, limit = halfedge_count(); i <= limit; ++i) {
+    if (is_boundary(h)) return h;
+    h = next(h.opposite());
+    if (h == start || !is_live(h)) break;
+  }
+  return {};
 }
 
 inline void triangle_mesh::settle_links() noexcept {
   prev_fresh_ = false;
-  relaxed_out_ = false;
-  // Bounded walks: the mesh must be valid again here, but a misuse must
-  // not loop forever.
-  const std::size_t limit = halfedge_count();
-  for (const Vertex v : touched_) {
-    if (!is_live(v) || !is_live(out_[v])) continue;
-    const Halfedge start = out_[v];
-    Halfedge h = start;
-    for (std::size_t i = 0; i < limit && !is_boundary(h); ++i) {
-      h = next(h.opposite());
-      if (h == start || !is_live(h)) break;
-    }
-    if (is_live(h) && is_boundary(h)) out_[v] = h;
-  }
+  if (!relaxed_out_) return;
+  auto put_back = [&](Vertex v) {
+    if (!is_live(v)) return;
+    if (const Halfedge b = boundary_out(v); b.is_valid()) out_[v] = b;
+  };
+  if (touched_all_)
+    for (const Vertex v : vertices()) put_back(v);
+  else
+    for (const Vertex v : touched_) put_back(v);
   touched_.clear();
+  relaxed_out_ = touched_all_ = false;
 }
 
 // -------------------------------------------------------------------------
