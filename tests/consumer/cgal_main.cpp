@@ -14,22 +14,14 @@
 #include <CGAL/Polygon_mesh_processing/remesh.h>
 #include <CGAL/Polygon_mesh_processing/triangulate_hole.h>
 
+#include "grid.hpp"
+
 namespace mesh = travpool::mesh;
 namespace PMP = CGAL::Polygon_mesh_processing;
 
 int main() {
   // An open 6 x 6 grid in the plane z = 0: one border cycle.
-  mesh::soup s;
-  const std::uint32_t n = 6;
-  for (std::uint32_t j = 0; j <= n; ++j)
-    for (std::uint32_t i = 0; i <= n; ++i) s.points.push_back({double(i), double(j), 0.0});
-  for (std::uint32_t j = 0; j < n; ++j)
-    for (std::uint32_t i = 0; i < n; ++i) {
-      const std::uint32_t a = j * (n + 1) + i;
-      s.triangles.push_back({a, a + 1, a + n + 2});
-      s.triangles.push_back({a, a + n + 2, a + n + 1});
-    }
-  mesh::triangle_mesh m = s.build();
+  mesh::triangle_mesh m = grid_soup(6).build();
   const double area = PMP::area(m);
   PMP::isotropic_remeshing(faces(m), 0.5, m);
   std::vector<mesh::Halfedge> border;
@@ -43,6 +35,7 @@ int main() {
   std::vector<mesh::Face> patch;
   PMP::triangulate_hole(m, border.front(), std::back_inserter(patch));
   check(CGAL::is_closed(m) && CGAL::is_valid_polygon_mesh(m), "closed and valid after triangulate_hole");
+  m.settle();  // out() on the boundary again, then every invariant of the mesh
   m.validate();
   std::printf("%zu vertices, %zu faces; %s\n", m.vertex_count(), m.face_count(), failures ? "FAILED" : "ok");
   return failures == 0 ? 0 : 1;

@@ -13,6 +13,8 @@
 
 #include <travpool/mesh.hpp>
 
+#include "grid.hpp"
+
 namespace mesh = travpool::mesh;
 
 namespace {
@@ -27,17 +29,8 @@ void check(bool ok, const char* what) {
 
 int main() {
   // An open 8 x 8 grid in the plane z = 0, two triangles per square.
-  mesh::soup s;
   const std::uint32_t n = 8;
-  for (std::uint32_t j = 0; j <= n; ++j)
-    for (std::uint32_t i = 0; i <= n; ++i) s.points.push_back({double(i), double(j), 0.0});
-  for (std::uint32_t j = 0; j < n; ++j)
-    for (std::uint32_t i = 0; i < n; ++i) {
-      const std::uint32_t a = j * (n + 1) + i;
-      s.triangles.push_back({a, a + 1, a + n + 2});
-      s.triangles.push_back({a, a + n + 2, a + n + 1});
-    }
-  mesh::triangle_mesh m = s.build();
+  mesh::triangle_mesh m = grid_soup(n).build();
   check(m.face_count() == 2 * n * n && m.vertex_count() == (n + 1) * (n + 1), "grid counts");
 
   // Hold the handles of the last row's vertices, delete the first half of the faces.

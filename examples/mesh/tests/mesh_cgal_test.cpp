@@ -107,12 +107,42 @@ bool close(double a, double b, double rel = 1e-9) {
   return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)});
 }
 
-// The mesh's own invariants and a native edit on top of what CGAL left.
+// The mesh's own invariants (out() on the boundary included, after
+// settle()) and a native edit on top of what CGAL left.
 void require_native_ok(triangle_mesh& m) {
+  REQUIRE_NOTHROW(m.validate());
+  m.settle();
   REQUIRE_NOTHROW(m.validate());
   const Face f = *m.faces().begin();
   m.delete_face(f);
   REQUIRE_NOTHROW(m.validate());
+}
+
+// How many of the dynamic maps' columns (cgal.hpp names them
+// "cgal:dynamic:N") the mesh holds, for every kind.
+std::size_t dynamic_columns(const triangle_mesh& m) {
+  std::size_t n = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string name = "cgal:dynamic:" + std::to_string(i);
+    n += m.has_property<Vertex>(name) + m.has_property<Edge>(name) + m.has_property<Face>(name);
+  }
+  return n;
+}
+
+// The triangles as sorted triples of vertex numbers, rotated to start at
+// the smallest.
+template <class Mesh, class Number>
+std::vector<std::array<std::uint32_t, 3>> triangles_of(const Mesh& m, const Number& num) {
+  std::vector<std::array<std::uint32_t, 3>> out;
+  for (const auto f : faces(m)) {
+    std::array<std::uint32_t, 3> c{};
+    int i = 0;
+    for (const auto v : CGAL::vertices_around_face(halfedge(f, m), m)) c[i++] = num.at(v);
+    std::rotate(c.begin(), std::min_element(c.begin(), c.end()), c.end());
+    out.push_back(c);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace
@@ -148,6 +178,7 @@ TEST_CASE("cgal: the BGL views match the mesh", "[mesh][cgal]") {
 
 TEST_CASE("cgal: dynamic property maps are columns of the mesh, gone with the map", "[mesh][cgal]") {
   triangle_mesh m = sphere(1);
+  REQUIRE(dynamic_columns(m) == 0);
   {
     auto vm = get(CGAL::dynamic_vertex_property_t<int>(), m);
     auto hm = get(CGAL::dynamic_halfedge_property_t<double>(), m);
@@ -156,49 +187,104 @@ TEST_CASE("cgal: dynamic property maps are columns of the mesh, gone with the ma
     for (const Halfedge h : halfedges(m)) put(hm, h, h.idx() + 0.5);
     for (const Vertex v : m.vertices()) REQUIRE(get(copy, v) == static_cast<int>(v.idx()) * 3);
     for (const Halfedge h : halfedges(m)) REQUIRE(get(hm, h) == h.idx() + 0.5);
+    auto em = get(CGAL::dynamic_edge_property_t<int>(), m);
+    for (const auto e : edges(m)) put(em, e, static_cast<int>(source(e, m).idx()));
+    for (const Halfedge h : halfedges(m))
+      REQUIRE(get(em, edge(h, m)) == static_cast<int>(m.from(h.edge().halfedge(0)).idx()));
+    REQUIRE(dynamic_columns(m) == 3);
   }
-  // Both columns were removed: a fresh map starts from T{}.
+  // The columns went with the last copies of the maps.
+  REQUIRE(dynamic_columns(m) == 0);
   auto vm = get(CGAL::dynamic_vertex_property_t<int>(), m);
   for (const Vertex v : m.vertices()) REQUIRE(get(vm, v) == 0);
+  REQUIRE(dynamic_columns(m) == 1);
   // From a const mesh: a vector by handle, the mesh unchanged.
   const triangle_mesh& cm = m;
   auto fm = get(CGAL::dynamic_face_property_t<bool>(), cm);
   for (const Face f : cm.faces()) put(fm, f, f.idx() % 2 == 1);
   for (const Face f : cm.faces()) REQUIRE(get(fm, f) == (f.idx() % 2 == 1));
+  REQUIRE(dynamic_columns(m) == 1);
+  // A map outliving its mesh's columns (the mesh moved away) is harmless.
+  triangle_mesh moved = std::move(m);
+  vm = {};
+  REQUIRE(dynamic_columns(moved) == 1);
 }
 
-TEST_CASE("cgal: Euler operations in lockstep with Surface_mesh", "[mesh][cgal]") {
+TEST_CASE("cgal: an edge property is an edge map of CGAL's edge descriptors", "[mesh][cgal]") {
+  triangle_mesh m = sphere(1);
+  auto length = m.add_property<Edge, double>("length");
+  for (const auto e : edges(m)) put(length, e, CGAL::Polygon_mesh_processing::edge_length(e, m));
+  for (const Halfedge h : halfedges(m)) REQUIRE(get(length, edge(h, m)) == length[h.edge()]);
+  REQUIRE(CGAL::Polygon_mesh_processing::edge_length(halfedge(*edges(m).begin(), m), m) == length[*m.edges().begin()]);
+}
+
+TEST_CASE("cgal: Euler operations in lockstep with Surface_mesh, between edits of the mesh's own", "[mesh][cgal]") {
+  // A sphere with holes, so that CGAL edits boundary vertices too: every
+  // triangle none of whose corners is next to an earlier hole is left out
+  // (the holes share no vertex, so the mesh stays manifold).
   const triangle_mesh base = sphere(3);
-  soup s;
-  for (const Vertex v : base.vertices()) s.points.push_back(base.position(v));
+  soup open;
+  for (const Vertex v : base.vertices()) open.points.push_back(base.position(v));
+  std::vector<char> near_hole(open.points.size());
+  std::size_t holes = 0;
   for (const Face f : base.faces()) {
     const auto c = base.corners(f);
-    s.triangles.push_back({c[0].idx(), c[1].idx(), c[2].idx()});
+    if (!near_hole[c[0].idx()] && !near_hole[c[1].idx()] && !near_hole[c[2].idx()] && holes < 40) {
+      for (const Vertex v : c) {
+        near_hole[v.idx()] = 1;
+        for (const Vertex w : base.vertices_around(v)) near_hole[w.idx()] = 1;
+      }
+      ++holes;
+      continue;
+    }
+    open.triangles.push_back({c[0].idx(), c[1].idx(), c[2].idx()});
   }
-  twin t = make_twin(s);
+  twin t = make_twin(open);
+  REQUIRE(!CGAL::is_closed(t.tm));
   std::mt19937 rng(7);
   // Vertices by number, the same in both meshes: n <-> tv[n] <-> sv[n].
   std::map<Vertex, std::uint32_t> tnum;
   std::map<SV, std::uint32_t> snum;
-  std::uint32_t count = 0;
+  std::vector<SV> sv;
   auto number = [&](Vertex v, SV w) {
     REQUIRE(!tnum.count(v));
     REQUIRE(!snum.count(w));
-    tnum[v] = snum[w] = count++;
+    tnum[v] = snum[w] = static_cast<std::uint32_t>(sv.size());
+    sv.push_back(w);
   };
   for (std::size_t i = 0; i < t.tv.size(); ++i) number(t.tv[i], t.sv[i]);
-  std::vector<SV> sv = t.sv;
-  int flips = 0, splits = 0, collapses = 0, centers = 0;
-  for (int step = 0; step < 800; ++step) {
+  int flips = 0, splits = 0, collapses = 0, centers = 0, native = 0, border_ops = 0;
+  for (int step = 0; step < 1000; ++step) {
+    if (step % 50 == 25) {
+      // The mesh's own edit (split(Face)), and Surface_mesh's equivalent.
+      std::vector<Face> fs(t.tm.faces().begin(), t.tm.faces().end());
+      const Face f = fs[rng() % fs.size()];
+      const auto c = t.tm.corners(f);
+      const vec3 p = (1.0 / 3) * (t.tm.position(c[0]) + t.tm.position(c[1]) + t.tm.position(c[2]));
+      const auto [sh, found] = halfedge(sv[tnum.at(c[2])], sv[tnum.at(c[0])], t.sm);
+      REQUIRE(found);
+      const Vertex v = t.tm.split(f, p);
+      const auto sc = CGAL::Euler::add_center_vertex(sh, t.sm);
+      t.sm.point(target(sc, t.sm)) = K::Point_3(p.x, p.y, p.z);
+      number(v, target(sc, t.sm));
+      REQUIRE_NOTHROW(t.tm.validate());  // out() rule included: split() settled first
+      ++native;
+      continue;
+    }
     // A random halfedge of the travpool mesh, and its twin.
     std::vector<Edge> es(t.tm.edges().begin(), t.tm.edges().end());
     const Halfedge th = es[rng() % es.size()].halfedge(rng() % 2);
     const auto [sh, found] = halfedge(sv[tnum.at(source(th, t.tm))], sv[tnum.at(target(th, t.tm))], t.sm);
     REQUIRE(found);
+    const bool border = CGAL::is_border(edge(th, t.tm), t.tm);
+    REQUIRE(border == CGAL::is_border(edge(sh, t.sm), t.sm));
+    border_ops += border;
     switch (rng() % 4) {
       case 0:
-        if (CGAL::Euler::does_satisfy_link_condition(edge(th, t.tm), t.tm) && degree(target(th, t.tm), t.tm) > 3 &&
-            degree(source(th, t.tm), t.tm) > 3 && degree(target(next(th, t.tm), t.tm), t.tm) > 3 &&
+        if (CGAL::Euler::does_satisfy_link_condition(edge(th, t.tm), t.tm) && !CGAL::is_border(th, t.tm) &&
+            !CGAL::is_border(opposite(th, t.tm), t.tm) && !CGAL::is_border(source(th, t.tm), t.tm) &&
+            degree(target(th, t.tm), t.tm) > 3 && degree(source(th, t.tm), t.tm) > 3 &&
+            degree(target(next(th, t.tm), t.tm), t.tm) > 3 &&
             degree(target(next(opposite(th, t.tm), t.tm), t.tm), t.tm) > 3) {
           REQUIRE(CGAL::Euler::does_satisfy_link_condition(edge(sh, t.sm), t.sm));
           const Vertex gone = source(th, t.tm);
@@ -215,9 +301,9 @@ TEST_CASE("cgal: Euler operations in lockstep with Surface_mesh", "[mesh][cgal]"
         const Halfedge nh = CGAL::Euler::split_edge(th, t.tm);  // ends at the new vertex
         const auto snh = CGAL::Euler::split_edge(sh, t.sm);
         number(target(nh, t.tm), target(snh, t.sm));
-        sv.push_back(target(snh, t.sm));
-        // Both faces beside the edge are quadrilaterals now: split each.
+        // The faces beside the edge are quadrilaterals now: split each.
         for (auto [x, y] : {std::pair{nh, snh}, std::pair{opposite(th, t.tm), opposite(sh, t.sm)}}) {
+          if (CGAL::is_border(x, t.tm)) continue;
           CGAL::Euler::split_face(x, next(next(x, t.tm), t.tm), t.tm);
           CGAL::Euler::split_face(y, next(next(y, t.sm), t.sm), t.sm);
         }
@@ -225,7 +311,8 @@ TEST_CASE("cgal: Euler operations in lockstep with Surface_mesh", "[mesh][cgal]"
         break;
       }
       case 2:
-        if (!halfedge(target(next(th, t.tm), t.tm), target(next(opposite(th, t.tm), t.tm), t.tm), t.tm).second &&
+        if (!border &&
+            !halfedge(target(next(th, t.tm), t.tm), target(next(opposite(th, t.tm), t.tm), t.tm), t.tm).second &&
             degree(target(th, t.tm), t.tm) > 3 && degree(source(th, t.tm), t.tm) > 3) {
           CGAL::Euler::flip_edge(th, t.tm);
           CGAL::Euler::flip_edge(sh, t.sm);
@@ -233,15 +320,16 @@ TEST_CASE("cgal: Euler operations in lockstep with Surface_mesh", "[mesh][cgal]"
         }
         break;
       default: {
-        const Halfedge c = CGAL::Euler::add_center_vertex(th, t.tm);  // ends at the new vertex
-        const auto sc = CGAL::Euler::add_center_vertex(sh, t.sm);
+        const Halfedge x = CGAL::is_border(th, t.tm) ? opposite(th, t.tm) : th;
+        const auto y = CGAL::is_border(th, t.tm) ? opposite(sh, t.sm) : sh;
+        const Halfedge c = CGAL::Euler::add_center_vertex(x, t.tm);  // ends at the new vertex
+        const auto sc = CGAL::Euler::add_center_vertex(y, t.sm);
         number(target(c, t.tm), target(sc, t.sm));
-        sv.push_back(target(sc, t.sm));
         ++centers;
         if (rng() % 2 == 0) {
           tnum.erase(target(c, t.tm)), snum.erase(target(sc, t.sm));
-          REQUIRE(CGAL::Euler::remove_center_vertex(c, t.tm) == th);
-          REQUIRE(CGAL::Euler::remove_center_vertex(sc, t.sm) == sh);
+          REQUIRE(CGAL::Euler::remove_center_vertex(c, t.tm) == x);
+          REQUIRE(CGAL::Euler::remove_center_vertex(sc, t.sm) == y);
         }
       }
     }
@@ -255,22 +343,15 @@ TEST_CASE("cgal: Euler operations in lockstep with Surface_mesh", "[mesh][cgal]"
   CHECK(splits > 20);
   CHECK(collapses > 20);
   CHECK(centers > 20);
+  CHECK(native == 20);
+  CHECK(border_ops > 20);
   require_valid(t.tm);
   require_same_counts(t);
-  // The same triangles, by vertex number.
-  auto triangles_of = [](const auto& m, const auto& num) {
-    std::vector<std::array<std::uint32_t, 3>> out;
-    for (const auto f : faces(m)) {
-      std::array<std::uint32_t, 3> c{};
-      int i = 0;
-      for (const auto v : CGAL::vertices_around_face(halfedge(f, m), m)) c[i++] = num.at(v);
-      std::rotate(c.begin(), std::min_element(c.begin(), c.end()), c.end());
-      out.push_back(c);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  };
   REQUIRE(triangles_of(t.tm, tnum) == triangles_of(t.sm, snum));
+  // Every boundary vertex's out() is a boundary halfedge again.
+  t.tm.settle();
+  for (const Vertex v : t.tm.vertices())
+    REQUIRE(bool(CGAL::is_border(v, t.tm)) == (!t.tm.is_isolated(v) && t.tm.is_boundary(t.tm.out(v))));
   require_native_ok(t.tm);
 }
 
@@ -332,17 +413,52 @@ TEST_CASE("cgal: Polygon Mesh Processing on real meshes, against Surface_mesh", 
     REQUIRE(CGAL::is_closed(t.tm));
     require_valid(t.tm);
     require_same_counts(t);
+    std::map<Vertex, std::size_t> tnumber;
+    for (std::size_t i = 0; i < n; ++i) tnumber[t.tv[i]] = i;
+    REQUIRE(triangles_of(t.tm, tnumber) == triangles_of(t.sm, snumber));
     REQUIRE(close(PMP::area(t.tm), PMP::area(t.sm)));
     require_native_ok(t.tm);
   }
 
-  SECTION("isotropic_remeshing") {
+  SECTION("isotropic_remeshing, border edges constrained through an edge property") {
     const double target = 0.5 * PMP::edge_length(*edges(t.sm).begin(), t.sm);
-    PMP::isotropic_remeshing(faces(t.tm), target, t.tm, PMP::parameters::number_of_iterations(2));
-    PMP::isotropic_remeshing(faces(t.sm), target, t.sm, PMP::parameters::number_of_iterations(2));
+    auto tc = t.tm.add_property<Edge, bool>("constrained");
+    auto sc = t.sm.add_property_map<surface_mesh::Edge_index, bool>("e:constrained", false).first;
+    for (const auto e : edges(t.tm)) put(tc, e, CGAL::is_border(e, t.tm));
+    for (const auto e : edges(t.sm)) put(sc, e, CGAL::is_border(e, t.sm));
+    PMP::isotropic_remeshing(faces(t.tm), target, t.tm,
+                             PMP::parameters::number_of_iterations(2).edge_is_constrained_map(tc));
+    PMP::isotropic_remeshing(faces(t.sm), target, t.sm,
+                             PMP::parameters::number_of_iterations(2).edge_is_constrained_map(sc));
     require_valid(t.tm);
     require_same_counts(t);
     REQUIRE(close(PMP::area(t.tm), PMP::area(t.sm), 1e-6));
+    std::size_t tb = 0, sb = 0;
+    for (const auto e : edges(t.tm)) tb += CGAL::is_border(e, t.tm);
+    for (const auto e : edges(t.sm)) sb += CGAL::is_border(e, t.sm);
+    REQUIRE(tb == sb);
+    // Loop subdivision of what CGAL left equals that of the same triangles
+    // built afresh (its boundary rule reads out(v)).
+    soup copy;
+    std::map<Vertex, std::uint32_t> at;
+    for (const Vertex v : t.tm.vertices())
+      at[v] = static_cast<std::uint32_t>(copy.points.size()), copy.points.push_back(t.tm.position(v));
+    for (const Face f : t.tm.faces()) {
+      const auto c = t.tm.corners(f);
+      copy.triangles.push_back({at[c[0]], at[c[1]], at[c[2]]});
+    }
+    triangle_mesh fresh = copy.build();
+    const std::vector<Vertex> old_t(t.tm.vertices().begin(), t.tm.vertices().end());
+    const std::vector<Vertex> old_f(fresh.vertices().begin(), fresh.vertices().end());
+    loop_subdivide(t.tm);
+    loop_subdivide(fresh);
+    REQUIRE(t.tm.face_count() == fresh.face_count());
+    for (std::size_t i = 0; i < old_t.size(); ++i) {
+      const vec3 a = t.tm.position(old_t[i]), b = fresh.position(old_f[i]);
+      REQUIRE(close(a.x, b.x, 1e-12));
+      REQUIRE(close(a.y, b.y, 1e-12));
+      REQUIRE(close(a.z, b.z, 1e-12));
+    }
     require_native_ok(t.tm);
   }
 }

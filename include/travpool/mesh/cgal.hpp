@@ -33,12 +33,15 @@
 // Requires CGAL 5.5 (Debian's libcgal-dev) and Boost.Graph's headers.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -64,8 +67,8 @@ class edge_descriptor {
  public:
   edge_descriptor() = default;
   explicit edge_descriptor(Halfedge h) noexcept : h_(h) {}
-  // The edge, as its halfedge 0.
-  explicit edge_descriptor(Edge e) noexcept : h_(e.is_valid() ? e.halfedge(0) : Halfedge()) {}
+  // The edge, as its halfedge 0 (implicit: an edge property's key is Edge).
+  edge_descriptor(Edge e) noexcept : h_(e.is_valid() ? e.halfedge(0) : Halfedge()) {}
   Halfedge halfedge() const noexcept { return h_; }
   Edge edge() const noexcept { return h_.is_valid() ? h_.edge() : Edge(); }
   operator Edge() const noexcept { return edge(); }
@@ -73,6 +76,8 @@ class edge_descriptor {
   bool is_valid() const noexcept { return h_.is_valid(); }
   friend bool operator==(const edge_descriptor& a, const edge_descriptor& b) noexcept { return a.edge() == b.edge(); }
   friend auto operator<=>(const edge_descriptor& a, const edge_descriptor& b) noexcept { return a.edge() <=> b.edge(); }
+  // For Boost's hash containers.
+  friend std::size_t hash_value(const edge_descriptor& e) noexcept { return std::hash<Edge>{}(e.edge()); }
 
  private:
   Halfedge h_;
@@ -87,67 +92,47 @@ inline Edge handle_of(edge_descriptor e) noexcept { return e.edge(); }
 template <class Key>
 using handle_of_t = decltype(handle_of(std::declval<Key>()));
 
-// The live edges, as edge descriptors.
-class edge_iterator {
+// The live edges as edge descriptors (Value = edge_descriptor), or both
+// halves of every live edge, edge by edge (Value = Halfedge).
+template <class Value>
+class edge_walk {
+  static constexpr bool halves = std::is_same_v<Value, Halfedge>;
+
  public:
   using base = element_range<Edge>::iterator;
-  using value_type = edge_descriptor;
+  using value_type = Value;
   using difference_type = std::ptrdiff_t;
-  using reference = edge_descriptor;
+  using reference = Value;
   using pointer = void;
   using iterator_category = std::input_iterator_tag;  // yields prvalues
   using iterator_concept = std::forward_iterator_tag;
 
-  edge_iterator() = default;
-  explicit edge_iterator(base e) noexcept : e_(e) {}
-  edge_descriptor operator*() const noexcept { return edge_descriptor(*e_); }
-  edge_iterator& operator++() noexcept {
-    ++e_;
+  edge_walk() = default;
+  explicit edge_walk(base e) noexcept : e_(e) {}
+  Value operator*() const noexcept {
+    if constexpr (halves)
+      return (*e_).halfedge(side_);
+    else
+      return edge_descriptor(*e_);
+  }
+  edge_walk& operator++() noexcept {
+    if (!halves || side_ == 1) ++e_;
+    if constexpr (halves) side_ ^= 1u;
     return *this;
   }
-  edge_iterator operator++(int) noexcept {
-    edge_iterator old = *this;
-    ++e_;
-    return old;
-  }
-  friend bool operator==(const edge_iterator& a, const edge_iterator& b) noexcept { return a.e_ == b.e_; }
-
- private:
-  base e_{};
-};
-
-// The live halfedges: both halves of every live edge, edge by edge.
-class halfedge_iterator {
- public:
-  using edge_iterator = element_range<Edge>::iterator;
-  using value_type = Halfedge;
-  using difference_type = std::ptrdiff_t;
-  using reference = Halfedge;
-  using pointer = void;
-  using iterator_category = std::input_iterator_tag;  // yields prvalues
-  using iterator_concept = std::forward_iterator_tag;
-
-  halfedge_iterator() = default;
-  halfedge_iterator(edge_iterator e, unsigned side) noexcept : e_(e), side_(side) {}
-  Halfedge operator*() const noexcept { return (*e_).halfedge(side_); }
-  halfedge_iterator& operator++() noexcept {
-    if (side_ == 1) ++e_;
-    side_ ^= 1u;
-    return *this;
-  }
-  halfedge_iterator operator++(int) noexcept {
-    halfedge_iterator old = *this;
+  edge_walk operator++(int) noexcept {
+    edge_walk old = *this;
     ++*this;
     return old;
   }
-  friend bool operator==(const halfedge_iterator& a, const halfedge_iterator& b) noexcept {
-    return a.e_ == b.e_ && a.side_ == b.side_;
-  }
+  friend bool operator==(const edge_walk& a, const edge_walk& b) noexcept { return a.e_ == b.e_ && a.side_ == b.side_; }
 
  private:
-  edge_iterator e_{};
+  base e_{};
   unsigned side_ = 0;
 };
+using edge_iterator = edge_walk<edge_descriptor>;
+using halfedge_iterator = edge_walk<Halfedge>;
 
 // vertex_point: CGAL points made from, and written to, position(v).
 class point_map {
@@ -190,7 +175,14 @@ class column_map {
     holder(triangle_mesh& mesh, property<Handle, T> key) noexcept : m(&mesh), p(key) {}
     holder(const holder&) = delete;
     holder& operator=(const holder&) = delete;
-    ~holder() { m->remove_property(p); }
+    // The column goes with the map, unless the mesh went first (moved
+    // from: then its columns went with it).
+    ~holder() {
+      try {
+        m->remove_property(p);
+      } catch (...) {
+      }
+    }
   };
 
  public:
@@ -394,8 +386,8 @@ inline CGAL::Iterator_range<element_range<Face>::iterator> faces(const triangle_
   return CGAL::make_range(g.faces().begin(), g.faces().end());
 }
 inline CGAL::Iterator_range<cgal_detail::halfedge_iterator> halfedges(const triangle_mesh& g) noexcept {
-  return CGAL::make_range(cgal_detail::halfedge_iterator(g.edges().begin(), 0),
-                          cgal_detail::halfedge_iterator(g.edges().end(), 0));
+  return CGAL::make_range(cgal_detail::halfedge_iterator(g.edges().begin()),
+                          cgal_detail::halfedge_iterator(g.edges().end()));
 }
 inline std::uint32_t num_vertices(const triangle_mesh& g) noexcept {
   return static_cast<std::uint32_t>(g.vertex_count());
@@ -462,13 +454,15 @@ inline void reserve(triangle_mesh& g, std::uint32_t nv, std::uint32_t ne, std::u
 // Property maps
 // -------------------------------------------------------------------------
 
-// A property of the mesh as a property map: get(p, h) is p[h].
+// A property of the mesh as a property map: get(p, h) is p[h] (an edge
+// property takes CGAL's edge descriptors too).
 template <class Handle, class T>
-T& get(const property<Handle, T>& p, Handle h) noexcept {
+T& get(const property<Handle, T>& p, std::type_identity_t<Handle> h) noexcept {
   return p[h];
 }
 template <class Handle, class T>
-void put(const property<Handle, T>& p, Handle h, const std::remove_const_t<T>& v) requires(!std::is_const_v<T>) {
+void put(const property<Handle, T>& p, std::type_identity_t<Handle> h,
+         const std::remove_const_t<T>& v) requires(!std::is_const_v<T>) {
   p[h] = v;
 }
 
@@ -507,7 +501,6 @@ void remove_property(const cgal_detail::vector_map<Handle, T>&, const triangle_m
 inline std::size_t hash_value(Vertex h) noexcept { return std::hash<Vertex>{}(h); }
 inline std::size_t hash_value(Halfedge h) noexcept { return std::hash<Halfedge>{}(h); }
 inline std::size_t hash_value(Edge h) noexcept { return std::hash<Edge>{}(h); }
-inline std::size_t hash_value(cgal_detail::edge_descriptor e) noexcept { return std::hash<Edge>{}(e.edge()); }
 inline std::size_t hash_value(Face h) noexcept { return std::hash<Face>{}(h); }
 
 }  // namespace TRAVPOOL_ABI_NAMESPACE

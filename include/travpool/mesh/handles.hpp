@@ -108,6 +108,11 @@ class property {
   using key = column<std::conditional_t<std::is_const_v<T>, const element, element>, pool_handle_t<Handle>>;
 
  public:
+  // As a property map's (<travpool/mesh/cgal.hpp>: get(p, h), put(p, h, v)).
+  using key_type = Handle;
+  using value_type = std::remove_const_t<T>;
+  using reference = T&;
+
   property() = default;
   explicit property(key c) noexcept : c_(c) {}
   T& operator[](Handle h) const noexcept {
