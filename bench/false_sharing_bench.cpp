@@ -70,7 +70,7 @@ void update(hot_header& h) noexcept {
 void bias_to_me(bin_lock& lock, std::uint32_t me) {
   for (int i = 0; i < 1 << 16 && lock.biased_to() != me; ++i) {
     lock.lock();
-    lock.settle(me);
+    lock.settle();
     lock.unlock();
   }
 }

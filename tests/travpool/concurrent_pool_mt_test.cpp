@@ -1,7 +1,9 @@
 // concurrent_pool (sync::bin_locks) and sync::global_mutex under threads:
 // stress with cross-thread destroys, pool and thread lifetimes, concurrent
 // shrink_to_fit. Runs under ThreadSanitizer in CI.
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -9,6 +11,11 @@
 #include <set>
 #include <thread>
 #include <vector>
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -468,7 +475,7 @@ TEST_CASE("re-entering a biased bin from inside its own section is usage_error",
   travpool::detail::bin_lock lock;
   const std::uint32_t me = travpool::detail::thread_number();
   lock.lock();
-  lock.settle(me);  // no cooldown yet: biased at once (when biasing is on)
+  lock.settle();  // no cooldown yet: biased at once (when biasing is on)
   lock.unlock();
   if (lock.biased_to() != me) {
     WARN("skipped: membarrier(2) unavailable or TRAVPOOL_BIASED_LOCKS=0");
@@ -488,6 +495,165 @@ TEST_CASE("re-entering a biased bin from inside its own section is usage_error",
     lock.unlock();
   }).join();
   REQUIRE_FALSE(lock.enter(me));
+}
+
+// The bias changes hands while a former owner may still be between its two
+// loads of the bias. A former owner's late store must not let a revoker in
+// while the new owner is inside (it did when the owner's flag was in the
+// bin: the former owner cleared it, or saw it set and threw). To make such
+// windows likely, a timer interrupts each thread every 200 us and its signal
+// handler sleeps 50 us, at whatever instruction the thread was on, and the
+// threads move to a fresh lock every 2 ms, so that the bias changes hands
+// after a short cooldown. Each thread enters through its bias or the mutex,
+// marks the section occupied, and counts an overlap if another thread was
+// already inside. (TSan delivers signals at its own points, so there the
+// windows are rarer; the plain builds are the ones that broke the old lock.)
+namespace {
+extern "C" void nap_on_signal(int) {
+  const timespec nap{0, 50'000};
+  nanosleep(&nap, nullptr);
+}
+}  // namespace
+
+TEST_CASE("a biased bin lock changing hands under preemption excludes every other thread", "[concurrent][biased]") {
+  if (!travpool::detail::biasing_enabled()) {
+    WARN("skipped: membarrier(2) unavailable or TRAVPOOL_BIASED_LOCKS=0");
+    return;
+  }
+  struct guarded {
+    travpool::detail::bin_lock lock;
+    std::atomic<int> occupied{0};
+    std::uint64_t counter = 0;  // under the lock; a race here is TSan's to see
+  };
+  constexpr int epochs = 600;
+  const auto slots = std::make_unique<guarded[]>(epochs);
+  std::atomic<int> epoch{0};
+  std::atomic<std::uint64_t> overlaps{0}, biased{0}, total{0};
+  struct sigaction on_timer {};
+  on_timer.sa_handler = nap_on_signal;
+  sigemptyset(&on_timer.sa_mask);
+  struct sigaction before {};
+  REQUIRE(sigaction(SIGRTMIN, &on_timer, &before) == 0);
+  const unsigned threads = 2 * std::max(2u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&] {
+      // A timer that interrupts this thread (not the process) every 200 us.
+      sigevent ev{};
+      ev.sigev_notify = SIGEV_THREAD_ID;
+      ev.sigev_signo = SIGRTMIN;
+      ev._sigev_un._tid = static_cast<pid_t>(::syscall(SYS_gettid));
+      timer_t timer{};
+      const bool armed = timer_create(CLOCK_MONOTONIC, &ev, &timer) == 0;
+      if (armed) {
+        const itimerspec every{{0, 200'000}, {0, 200'000}};
+        timer_settime(timer, 0, &every, nullptr);
+      }
+      const std::uint32_t me = travpool::detail::thread_number();
+      std::uint64_t mine = 0, through_bias = 0;
+      for (int e; (e = epoch.load(std::memory_order_relaxed)) < epochs;)
+        for (int k = 0; k < 64; ++k, ++mine) {
+          guarded& g = slots[e];
+          const auto section = [&] {
+            if (g.occupied.exchange(1, std::memory_order_relaxed) != 0) overlaps.fetch_add(1);
+            ++g.counter;
+            g.occupied.store(0, std::memory_order_relaxed);
+          };
+          if (g.lock.enter(me)) {
+            section();
+            g.lock.leave();
+            ++through_bias;
+          } else {
+            std::lock_guard<travpool::detail::bin_lock> held(g.lock);
+            section();
+            g.lock.settle();  // biased to this thread after the cooldown
+          }
+        }
+      if (armed) timer_delete(timer);
+      biased.fetch_add(through_bias);
+      total.fetch_add(mine);
+    });
+  for (int e = 1; e <= epochs; ++e) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    epoch.store(e);
+  }
+  for (auto& th : pool) th.join();
+  sigaction(SIGRTMIN, &before, nullptr);
+  std::uint64_t counted = 0;
+  for (int e = 0; e < epochs; ++e) counted += slots[e].counter;
+  REQUIRE(overlaps.load() == 0);
+  REQUIRE(counted == total.load());
+  CHECK(biased.load() > 0);
+}
+
+// Section records change hands: threads exit every round, and the next
+// round's threads take their records, with the biases still naming them.
+// Sections nest up to 6 deep (a ~T run in one bin's section that destroys
+// in another bin), past the 4 slots of a record, where entering falls back
+// to the mutex.
+TEST_CASE("biased bin locks stay exclusive as section records pass to new threads and sections nest",
+          "[concurrent][biased]") {
+  if (!travpool::detail::biasing_enabled()) {
+    WARN("skipped: membarrier(2) unavailable or TRAVPOOL_BIASED_LOCKS=0");
+    return;
+  }
+  namespace td = travpool::detail;
+  struct guarded {
+    td::bin_lock lock;
+    std::atomic<int> occupied{0};
+    std::uint64_t counter = 0;
+  };
+  constexpr int locks = 8, deepest = 6;
+  std::vector<guarded> g(locks + deepest);
+  std::atomic<std::uint64_t> overlaps{0}, biased{0}, total{0}, deep{0};
+  struct walker {
+    std::vector<guarded>& g;
+    std::atomic<std::uint64_t>& overlaps;
+    std::uint32_t me = td::thread_number();
+    std::uint64_t entered = 0, through_bias = 0, deep_biased = 0;
+    void section(guarded& x) {
+      if (x.occupied.exchange(1, std::memory_order_relaxed) != 0) overlaps.fetch_add(1);
+      ++x.counter;
+      x.occupied.store(0, std::memory_order_relaxed);
+    }
+    // Enters lock k, and inside it k + 1, ..., `depth` sections in all.
+    void nest(int k, int depth, int level = 1) {
+      if (depth == 0) return;
+      guarded& x = g[k];
+      ++entered;
+      if (x.lock.enter(me)) {
+        const td::section_scope inside(x.lock);
+        section(x);
+        nest(k + 1, depth - 1, level + 1);
+        x.lock.leave();
+        ++through_bias;
+        deep_biased += level > 1;
+      } else {
+        std::lock_guard<td::bin_lock> held(x.lock);
+        section(x);
+        nest(k + 1, depth - 1, level + 1);
+        x.lock.settle();
+      }
+    }
+  };
+  for (int round = 0; round < 100; ++round) {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 3; ++t)
+      threads.emplace_back([&, t, round] {
+        walker w{g, overlaps};
+        for (int i = 0; i < 3000; ++i) w.nest((i + t + round) % locks, 1 + i % deepest);
+        biased.fetch_add(w.through_bias);
+        total.fetch_add(w.entered);
+        deep.fetch_add(w.deep_biased);
+      });
+    for (auto& th : threads) th.join();
+  }
+  std::uint64_t counted = 0;
+  for (const guarded& x : g) counted += x.counter;
+  REQUIRE(overlaps.load() == 0);
+  REQUIRE(counted == total.load());
+  CHECK(biased.load() > 0);
+  CHECK(deep.load() > 0);  // nested biased sections happened
 }
 
 namespace {

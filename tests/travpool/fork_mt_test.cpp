@@ -1,5 +1,5 @@
 // fork() while other threads use the process-wide span cache (and the
-// claim registry): the child must not inherit a mutex that stays locked
+// claim registry and section records): the child must not inherit a mutex that stays locked
 // forever (issue 17). Each child uses pools and exits; a child that hangs
 // is killed and fails the test.
 #include <sys/types.h>
@@ -67,9 +67,10 @@ int wait_for(pid_t pid, std::chrono::seconds limit) {
 
 TEST_CASE("fork while other threads take and give back bins: the child can use pools", "[fork][concurrent]") {
   std::atomic<bool> stop{false};
-  // Threads that keep the span cache's and the claim registry's mutexes busy:
-  // pools made and dropped (span cache take and put) by short-lived threads
-  // (registry: enrol, withdraw, release at exit).
+  // Threads that keep the span cache's, the claim registry's and the
+  // section records' mutexes busy: pools made and dropped (span cache take
+  // and put) by short-lived threads (registry: enrol, withdraw, release at
+  // exit; records: taken at the first scan, given back at exit).
   auto busy = [&] {
     while (!stop.load(std::memory_order_relaxed)) {
       std::thread([] {
@@ -97,11 +98,13 @@ TEST_CASE("fork while other threads take and give back bins: the child can use p
   CHECK(failed == 0);
 }
 
-TEST_CASE("fork while another thread holds the span cache's or the claim registry's mutex", "[fork]") {
+TEST_CASE("fork while another thread holds the span cache's, the claim registry's or the section records' mutex",
+          "[fork]") {
   // The other thread holds the mutex when fork() is called; fork waits for
   // it (prepare handler), and the child gets it unlocked.
   for (std::mutex* m :
-       {&travpool::detail::test_access::span_cache_mutex(), &travpool::detail::test_access::claim_registry_mutex()}) {
+       {&travpool::detail::test_access::span_cache_mutex(), &travpool::detail::test_access::claim_registry_mutex(),
+        &travpool::detail::test_access::section_records_mutex()}) {
     std::atomic<int> held{0};
     std::thread holder([&] {
       std::lock_guard<std::mutex> g(*m);

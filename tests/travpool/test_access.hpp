@@ -15,6 +15,7 @@ struct test_access {
   // The process-wide mutexes that fork() must not leave locked in a child.
   static std::mutex& span_cache_mutex() { return span_cache::instance().mutex_; }
   static std::mutex& claim_registry_mutex() { return claim_registry::instance().mutex_; }
+  static std::mutex& section_records_mutex() { return section_records::instance().mutex_; }
 
   template <class Pool>
   using ops = typename Pool::ops;

@@ -1,5 +1,6 @@
 // travpool/detail/bin_locks/bin_lock.hpp: the locks of sync::bin_locks
-// (the paper's section 4): thread numbers, an owner-tagged spin lock, and
+// (the paper's section 4): thread numbers, an owner-tagged spin lock, the
+// section records that say which biased sections a thread is inside, and
 // the bin lock biased to its claiming thread. Lock order: docs/design.md,
 // "Locks and their order".
 //
@@ -9,13 +10,24 @@
 // and leaves its critical section with plain stores (no locked
 // instruction); any other thread revokes the bias first (an asymmetric
 // Dekker handshake over membarrier(2), described at bin_lock below).
-// Invariants (t = a thread number, never 0 and never reused):
+// The owner's side of the handshake is a slot of the owner's own section
+// record, not a flag in the bin: a thread that lost the bias between its
+// two loads of bias_ may still be about to store, and a flag in the bin
+// would then be written by two threads (the former owner clearing it while
+// the next owner is inside). A record is written only by the thread that
+// holds it, and a bias names a record.
+// Invariants (t = a thread number, never 0 and never reused; r = a record
+// index, never 0; R(r) = the record):
 //   spin_lock: owner_ = t  <=>  t holds it;  owner_ = 0  <=>  free
-//   bias_ = t != 0  =>  only t writes in_cs_;  bias_ is written under the lock
-//   t inside its biased section  =>  in_cs_ = 1, and bias_ = t was read
-//                                    after in_cs_ := 1
-//   revoke() returned  =>  bias_ = 0 and in_cs_ = 0 (the former owner is
-//                          out of its section and takes the lock next time)
+//   R(r) is held by at most one thread; only its holder writes it, and it
+//     changes hands only at thread exit (when no section is open), under
+//     the record table's mutex
+//   bias_ = r != 0  =>  only the holder of R(r) enters b without the mutex;
+//                       bias_ is written under the mutex
+//   a thread inside b's biased section  =>  &b is in an inside[] slot of
+//     its record, stored before its second load of bias_ read r
+//   revoke() returned  =>  bias_ = 0 and no slot of R(r) holds &b (the
+//     former owner is out of its section and takes the mutex next time)
 #pragma once
 
 #include <atomic>
@@ -23,7 +35,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <new>
 #include <thread>
+#include <vector>
 
 #include "../../config.hpp"
 #include "../../usage_error.hpp"
@@ -123,6 +138,154 @@ inline section_frame*& quiescent_top() noexcept {
   return top;
 }
 
+// ---------------------------------------------------------------------------
+// Section records
+// ---------------------------------------------------------------------------
+
+// The biased sections a thread is inside, for revokers to wait on: inside[]
+// holds the bins' locks, innermost at depth - 1, the rest null. Written only
+// by its holder (slots with release stores); read by revokers. Sections
+// nest when a ~T run in one destroys in another bin; past depth_max, bins
+// are entered through their mutex instead.
+struct alignas(64) section_record {
+  static constexpr std::uint32_t depth_max = 4;
+  std::atomic<const bin_lock*> inside[depth_max] = {};
+  std::uint32_t depth = 0;               // holder only
+  std::atomic<std::uint32_t> holder{0};  // the holder's thread_number; 0: free
+
+  bool holds(const bin_lock* l) const noexcept {
+    for (std::uint32_t k = 0; k < depth; ++k)
+      if (inside[k].load(std::memory_order_relaxed) == l) return true;
+    return false;
+  }
+};
+
+// The process-wide table of section records, by index (1, 2, ...). A
+// record is taken by a thread the first time it may be biased, and given
+// back when the thread exits, for another thread to take: a bin still
+// biased to it is then biased to that thread, which is safe (one holder at
+// a time, and the exiting thread's sections happen before, through the
+// table's mutex). Records are never freed, so a revoker may read any.
+class section_records {
+ public:
+  static constexpr std::uint32_t block_size = 256;
+  static constexpr std::uint32_t block_count = 4096;  // 2^20 records
+
+  // Never destroyed: threads may exit after static destruction has begun.
+  static section_records& instance() noexcept {
+    return fork_safe_instance<&section_records::mutex_>([](void* at) { return ::new (at) section_records(); });
+  }
+
+  // Returns: the index of a record now held by thread `me`, or 0 (out of
+  // memory, or 2^20 threads hold one).
+  std::uint32_t acquire(std::uint32_t me) noexcept {
+    std::lock_guard<std::mutex> g(mutex_);
+    std::uint32_t index = 0;
+    if (!free_.empty()) {
+      index = free_.back();
+      free_.pop_back();
+    } else {
+      if (made_ == block_size * block_count) return 0;
+      if (made_ % block_size == 0) {
+        section_record* block = new (std::nothrow) section_record[block_size];
+        if (block == nullptr) return 0;
+        blocks_[made_ / block_size].store(block, std::memory_order_release);
+      }
+      index = ++made_;
+    }
+    at(index).holder.store(me, std::memory_order_relaxed);
+    return index;
+  }
+  // Requires: the caller holds record `index` and is inside no section.
+  // Effects: the record is free, for the next thread that needs one.
+  void release(std::uint32_t index) noexcept {
+    at(index).holder.store(0, std::memory_order_relaxed);
+    std::lock_guard<std::mutex> g(mutex_);
+    try {
+      free_.push_back(index);
+    } catch (...) {  // lost to reuse; stays valid for revokers
+    }
+  }
+  // Requires: index came from acquire(), ordered before this call (a bias
+  // read under its bin's lock, or the caller's own record).
+  section_record& at(std::uint32_t index) const noexcept {
+    const std::uint32_t k = index - 1;
+    return blocks_[k / block_size].load(std::memory_order_acquire)[k % block_size];
+  }
+  // Returns: the thread_number of the holder of record `index` (a bias
+  // read without the bin's lock), 0 if none or not yet visible here.
+  std::uint32_t holder_of(std::uint32_t index) const noexcept {
+    const std::uint32_t k = index - 1;
+    const section_record* block = blocks_[k / block_size].load(std::memory_order_acquire);
+    return block == nullptr ? 0 : block[k % block_size].holder.load(std::memory_order_relaxed);
+  }
+
+ private:
+  friend struct test_access;
+  section_records() = default;
+  std::mutex mutex_;
+  std::vector<std::uint32_t> free_;
+  std::uint32_t made_ = 0;
+  std::atomic<section_record*> blocks_[block_count] = {};
+};
+
+// Initialised before main(), as claim_registry_at_start is: a fork() must
+// not catch another thread inside the first call (its guard would stay
+// held in the child).
+inline section_records& section_records_at_start = section_records::instance();
+
+// The calling thread's record, if it holds one. Constant-initialised and
+// trivially destructible: the fast paths read it without a TLS guard.
+struct thread_section_record {
+  static constexpr std::uint32_t none = ~std::uint32_t{0};  // never a bias
+  section_record* record = nullptr;
+  std::uint32_t index = none;
+  // No record will be taken: the thread is exiting (it gave its record
+  // back), or none could be had (the thread is never biased).
+  bool closed = false;
+};
+inline thread_section_record& this_thread_record() noexcept {
+  thread_local thread_section_record r;
+  return r;
+}
+
+// Gives the calling thread's record back when the thread exits.
+struct section_record_keeper {
+  section_record_keeper() noexcept = default;
+  section_record_keeper(const section_record_keeper&) = delete;
+  section_record_keeper& operator=(const section_record_keeper&) = delete;
+  ~section_record_keeper() {
+    thread_section_record& r = this_thread_record();
+    // A section left open (the thread exits from inside one, std::exit in
+    // a ~T) keeps its slot: the record is kept from other threads, and a
+    // revoker of that bin waits, as it would for the open section.
+    if (r.record != nullptr && r.record->depth == 0) section_records::instance().release(r.index);
+    r = {nullptr, thread_section_record::none, true};
+  }
+};
+
+// Returns: the calling thread's record index, taking a record (given back
+// at thread exit) the first time; thread_section_record::none once the
+// thread is exiting or if no record could be had (it is then never biased).
+[[gnu::noinline]] inline std::uint32_t take_section_record() noexcept {
+  thread_section_record& r = this_thread_record();
+  if (r.record != nullptr || r.closed) return r.index;
+  const std::uint32_t index = section_records::instance().acquire(thread_number());
+  if (index == 0) {
+    r.closed = true;  // not again under every settle()
+    return thread_section_record::none;
+  }
+  thread_local section_record_keeper keeper;  // constructed once, before r is set
+  (void)keeper;
+  r.record = &section_records::instance().at(index);
+  r.index = index;
+  return index;
+}
+inline std::uint32_t section_record_index() noexcept {
+  const thread_section_record& r = this_thread_record();
+  return r.record != nullptr ? r.index : take_section_record();
+}
+
 // A bin's lock (the paper's per-bin mutex), biased towards the thread that
 // claims the bin, so that this thread's creates and destroys in it take no
 // locked instruction: on x86 an uncontended CAS costs more than the whole
@@ -134,14 +297,16 @@ inline section_frame*& quiescent_top() noexcept {
 //                   a critical section made of two plain stores and a load.
 //
 // Revocation is an asymmetric Dekker handshake (the use membarrier(2) was
-// made for). The owner stores in_cs_ = 1, then loads bias_; the revoker
-// stores bias_ = 0, runs heavy_barrier(), then waits for in_cs_ == 0. The
-// barrier runs a full fence on the owner's CPU, so either the owner sees
-// bias_ == 0 and takes the mutex instead, or the revoker sees in_cs_ == 1
-// and waits for the owner's release store of 0, which orders the owner's
-// section before the revoker's. Only the claiming thread ever writes in_cs_:
-// bias_ is 0 or the bin's claimant, and the claim changes hands only under
-// the mutex, from a claimant that is not inside a section.
+// made for). bias_ names the owner's section record. The owner loads
+// bias_, stores &lock into the next inside[] slot of its record, then loads
+// bias_ again; the revoker stores bias_ = 0, runs heavy_barrier(), then
+// waits until no slot of that record holds &lock. The barrier runs a full
+// fence on the owner's CPU, so either the owner sees bias_ != its record
+// and takes the mutex instead, or the revoker sees the slot and waits for
+// the owner's release store of null, which orders the owner's section
+// before the revoker's. A thread that read its bias, lost it, and stores
+// into its slot only afterwards writes its own record, which nobody else
+// is inside through; it then sees the change and clears the slot.
 //
 // Rebiasing: an owner that lost its bias takes the mutex; after `cooldown`
 // such operations it biases the bin again. Every revocation doubles the
@@ -174,24 +339,43 @@ class bin_lock {
   // Throws: usage_error if the caller is inside this bin's section already
   // (a destructor that destroys an element of its own bin).
   bool enter(std::uint32_t me) {
-    if (bias_.load(std::memory_order_relaxed) != me) return false;
-    // Inside this bin's section, or holding its lock (a destructor run by
-    // a locked destroy or clear), already.
-    if (in_cs_.load(std::memory_order_relaxed) != 0 || word_.held_by(me)) spin_lock::throw_reentrant();
-    in_cs_.store(1, std::memory_order_relaxed);
+    const thread_section_record& t = this_thread_record();
+    const std::uint32_t bias = bias_.load(std::memory_order_relaxed);
+    if (bias != t.index) return false;  // t.index is never 0, nor a bias without a record
+    section_record& r = *t.record;
+    const std::uint32_t d = r.depth;
+    // Holding this bin's lock (a destructor run by a locked destroy or
+    // clear), or inside its section (a destructor run in it): re-entrance.
+    // Inside another bin's section: nest, up to depth_max.
+    if (word_.held_by(me)) spin_lock::throw_reentrant();
+    if (d != 0 && !may_nest(r)) return false;
+    // Release (a plain store on x86): a revoker of an earlier section in
+    // this slot that reads this value still synchronises with that section.
+    r.inside[d].store(this, std::memory_order_release);
     std::atomic_signal_fence(std::memory_order_seq_cst);  // the revoker's heavy_barrier() fences the CPU
-    if (bias_.load(std::memory_order_relaxed) == me) return true;
-    in_cs_.store(0, std::memory_order_release);
+    if (bias_.load(std::memory_order_relaxed) == bias) {
+      r.depth = d + 1;
+      return true;
+    }
+    r.inside[d].store(nullptr, std::memory_order_release);
     return false;
   }
-  void leave() noexcept { in_cs_.store(0, std::memory_order_release); }
+  // Requires: the innermost section the calling thread entered is this one.
+  void leave() noexcept {
+    section_record& r = *this_thread_record().record;
+    const std::uint32_t d = --r.depth;
+    r.inside[d].store(nullptr, std::memory_order_release);
+  }
 
-  // Requires: the mutex, held by `me`, the bin's claimant or (no claimant)
-  // a thread that destroys in it.
-  // Effects: counts one operation under the mutex; biases the bin to `me`
-  // once the cooldown has passed.
-  void settle(std::uint32_t me) noexcept {
-    if (bias_.load(std::memory_order_relaxed) == me || !biasing_enabled()) return;
+  // Requires: the mutex, held by the bin's claimant or (no claimant) by a
+  // thread that destroys in it.
+  // Effects: counts one operation under the mutex; biases the bin to the
+  // calling thread once the cooldown has passed (not if the thread cannot
+  // have a section record: it is exiting, or out of memory).
+  void settle() noexcept {
+    if (!biasing_enabled()) return;
+    const std::uint32_t me = section_record_index();
+    if (bias_.load(std::memory_order_relaxed) == me || me == thread_section_record::none) return;
     const std::uint32_t cooldown = cool_shift_ == 0 ? 0 : std::uint32_t{1} << cool_shift_;
     if (std::uint32_t{settled_} < cooldown) {
       ++settled_;
@@ -203,7 +387,14 @@ class bin_lock {
   // Requires: the mutex (so the bias is 0 or the caller's own).
   // Effects: the bin is biased to nobody (its claim is being given up).
   void unbias() noexcept { bias_.store(0, std::memory_order_relaxed); }
-  std::uint32_t biased_to() const noexcept { return bias_.load(std::memory_order_relaxed); }
+  // Returns: the thread_number of the thread the bin is biased to, or 0
+  // (also for a record no thread holds now).
+  std::uint32_t biased_to() const noexcept {
+    const std::uint32_t bias = bias_.load(std::memory_order_relaxed);
+    return bias == 0 ? 0 : section_records::instance().holder_of(bias);
+  }
+  // Returns: whether the bin is biased to the calling thread.
+  bool biased_to_caller() const noexcept { return bias_.load(std::memory_order_relaxed) == this_thread_record().index; }
 
   // Returns: whether the calling thread may change the bin now: it holds
   // the mutex, or is inside the bin's biased section as recorded by a
@@ -226,24 +417,34 @@ class bin_lock {
   }
 
  private:
+  // Returns: whether a section of this bin may open inside the sections
+  // recorded in r: false past depth_max (the caller takes the mutex).
+  // Throws: usage_error if r is inside this bin's section already.
+  [[gnu::cold, gnu::noinline]] bool may_nest(const section_record& r) const {
+    if (r.holds(this)) spin_lock::throw_reentrant();
+    return r.depth < section_record::depth_max;
+  }
+
   // Requires: the mutex. Effects: revokes a bias to another thread.
   // Returns: false if the bias is the caller's own and the caller is inside
   // its section (re-entrance), else true.
   bool revoke() noexcept {
     const std::uint32_t owner = bias_.load(std::memory_order_relaxed);
     if (owner == 0) return true;
-    if (owner == thread_number()) return in_cs_.load(std::memory_order_relaxed) == 0;
+    const thread_section_record& t = this_thread_record();
+    if (owner == t.index) return !t.record->holds(this);
     bias_.store(0, std::memory_order_relaxed);
     heavy_barrier();
-    for (unsigned spins = 0; in_cs_.load(std::memory_order_acquire) != 0; ++spins) backoff(spins);
+    const section_record& r = section_records::instance().at(owner);
+    for (const auto& slot : r.inside)
+      for (unsigned spins = 0; slot.load(std::memory_order_acquire) == this; ++spins) backoff(spins);
     cool_shift_ = static_cast<std::uint8_t>(cool_shift_ == 0 ? 6 : cool_shift_ < 15 ? cool_shift_ + 1 : 15);
     settled_ = 0;
     return true;
   }
 
   spin_lock word_;                      // the mutex
-  std::atomic<std::uint32_t> bias_{0};  // thread_number of the owner, or 0
-  std::atomic<std::uint8_t> in_cs_{0};  // the owner is inside its section
+  std::atomic<std::uint32_t> bias_{0};  // the owner's section record index, or 0
   std::uint8_t cool_shift_ = 0;         // cooldown 2^cool_shift_ (0: none); under the mutex
   std::uint16_t settled_ = 0;           // owner's operations since the bias was lost; likewise
 };

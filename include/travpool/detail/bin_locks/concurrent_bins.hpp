@@ -150,7 +150,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
       std::uint64_t pool_id;
       ~settle_on_exit() {
         const std::uint32_t claim = b.claim_.load(std::memory_order_relaxed);
-        if (claim == me || (claim == 0 && remembered_for(pool_id).pool_id == pool_id)) b.lock_.settle(me);
+        if (claim == me || (claim == 0 && remembered_for(pool_id).pool_id == pool_id)) b.lock_.settle();
       }
     } settle{b, me, this->id()};
     return std::forward<F>(f)();
@@ -216,7 +216,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
         // changed since the check above; a retired bin stays mapped.
         const bool still_mine = b->claim_.load(std::memory_order_relaxed) == me;
         if (still_mine && !b->retired_ && !b->full()) {
-          b->lock_.settle(me);
+          b->lock_.settle();
           const std::uint32_t i = take_chunk(*b);
           b->lock_.unlock();
           return {b, i, false};
@@ -333,7 +333,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
   // Requires: b's lock. Effects: claims b for `me` and assigns a chunk.
   std::uint32_t claim_and_take(bin& b, std::uint32_t me, std::uint32_t failed, std::uint32_t scanned) noexcept {
     b.claim_.store(me, std::memory_order_relaxed);
-    b.lock_.settle(me);
+    b.lock_.settle();
     this->stats_hooks().on_scan(b, failed, scanned);
     return take_chunk(b);
   }

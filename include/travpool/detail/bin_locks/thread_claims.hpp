@@ -81,7 +81,7 @@ class claim_registry {
   static bool give_up(bin_base* b, std::uint32_t me, bool claimed) noexcept {
     if (b == nullptr || b->lock_.inside_section()) return true;
     const auto mine = [&] {
-      return claimed ? b->claim_.load(std::memory_order_relaxed) == me : b->lock_.biased_to() == me;
+      return claimed ? b->claim_.load(std::memory_order_relaxed) == me : b->lock_.biased_to_caller();
     };
     if (!mine()) return true;
     if (!b->lock_.try_lock()) return false;
@@ -132,6 +132,9 @@ struct thread_claims {
     for (std::size_t k = 0; k < remembered_slots; ++k) release_remembered(remembered_slot(k), ~0u);
   }
   static void arm() noexcept {
+    // The section record first, so that it is given back after this
+    // releases the thread's biases (thread_locals die in reverse order).
+    if (biasing_enabled()) (void)section_record_index();
     thread_local thread_claims armed;
     (void)armed;
   }
