@@ -5,7 +5,7 @@
 // A column of T is one virtual range reserved at add_column for every slot
 // the pool may ever have, and never moved:
 //
-//   reserved  = max_bins * block + page,  block = bin_slots * sizeof(T) (bytes)
+//   reserved  = max_bins * block + 4 KiB,  block = bin_slots * sizeof(T) (bytes)
 //   base      = reservation + offset,     offset = (7 k mod 64) * 64 for column k
 //   element h = base[h],                  0 <= h < max_bins * bin_slots
 //   block q   = [q * block, (q + 1) * block)  holds the slots of bin index q
@@ -24,7 +24,9 @@
 // smaller than a huge page (32768 slots of 24 B: 768 KiB), and a first
 // touch gets a huge page only if its whole aligned 2 MiB lies in one
 // writable mapping; committed page by page, no column ever got one.
-// Decommitting block q drops the pages that lie in block q only, so
+// Pages are the system's (page_size(): 4 to 64 KiB); decommitting block q
+// drops the pages that lie in block q only (none if the block is smaller
+// than a page), so
 //   committed(q)  =>  every 2 MiB granule that block q overlaps is writable
 //   a page of block q only is dropped and PROT_NONE while !committed(q),
 //                 unless a committed neighbour's granule made it writable
@@ -62,7 +64,7 @@ class column_base {
       : name_(std::move(name)),
         type_(&type),
         block_(std::size_t{bin_slots} * elem_bytes),
-        bytes_(block_ * max_bins + page_size) {
+        bytes_(block_ * max_bins + min_page_size) {
     map_ = static_cast<std::byte*>(reserve_range(bytes_));
     base_ = map_ + offset;
   }
@@ -95,7 +97,7 @@ class column_base {
   // Effects: drops the pages that lie inside block q only, and makes them
   // inaccessible (a page shared with a neighbour block stays committed).
   void decommit(std::uint32_t q) noexcept {
-    const std::uintptr_t first = round_up(at(q), page_size), last = round_down(at(q + 1));
+    const std::uintptr_t first = round_up(at(q), page_size()), last = round_down(at(q + 1));
     if (first < last) decommit_range(reinterpret_cast<void*>(first), last - first);
   }
   const std::string& name() const noexcept { return name_; }
@@ -107,10 +109,10 @@ class column_base {
   std::string name_;
   const std::type_info* type_;
   std::uintptr_t at(std::uint32_t q) const noexcept { return reinterpret_cast<std::uintptr_t>(base_ + q * block_); }
-  static std::uintptr_t round_down(std::uintptr_t a) noexcept { return a / page_size * page_size; }
+  static std::uintptr_t round_down(std::uintptr_t a) noexcept { return a / page_size() * page_size(); }
 
   std::size_t block_;
-  std::size_t bytes_;  // reserved: max_bins blocks and one page for the offset
+  std::size_t bytes_;  // reserved: max_bins blocks and 4 KiB for the offset
   std::byte* map_;     // the reservation
   std::byte* base_;    // element 0, at map_ + offset
 };
@@ -119,7 +121,7 @@ template <class T>
 class typed_column final : public column_base {
   static_assert(std::is_nothrow_move_constructible_v<T> && std::is_nothrow_destructible_v<T>,
                 "travpool: a column type must be nothrow move constructible and destructible");
-  static_assert(alignof(T) <= page_size, "travpool: a column type must not be over-aligned past a page");
+  static_assert(alignof(T) <= min_page_size, "travpool: a column type must not be over-aligned past a page");
 
  public:
   // `stagger`: this column's number; columns start at different offsets

@@ -191,14 +191,15 @@ struct huge_page_choice {
     }
   }
 
-  // Returns: ns to fault 2 MiB of fresh anonymous memory in 4 KiB pages,
-  // estimated from 4 groups of 32 pages (the cheapest group, times 16);
-  // 0 if no scratch memory could be mapped.
+  // Returns: ns to fault 2 MiB of fresh anonymous memory in small pages,
+  // estimated from 4 groups of 32 pages (the cheapest group, times 2 MiB
+  // over the group's bytes); 0 if no scratch memory could be mapped.
   static std::uint64_t measure_small_fault() noexcept {
-    constexpr std::size_t group = 32, groups = 4, bytes = group * groups * page_size;
+    constexpr std::size_t group = 32, groups = 4;
+    const std::size_t page = page_size(), bytes = group * groups * page;
     void* m;
     try {
-      m = map_aligned(bytes, page_size);
+      m = map_aligned(bytes, page);
     } catch (const std::bad_alloc&) {
       return 0;
     }
@@ -207,12 +208,12 @@ struct huge_page_choice {
     std::uint64_t best = ~std::uint64_t{0};
     for (std::size_t g = 0; g < groups; ++g) {
       const auto t0 = std::chrono::steady_clock::now();
-      for (std::size_t i = 0; i < group; ++i) c[(g * group + i) * page_size] = 1;
+      for (std::size_t i = 0; i < group; ++i) c[(g * group + i) * page] = 1;
       const auto t1 = std::chrono::steady_clock::now();
       best = std::min<std::uint64_t>(best, std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
     }
     unmap(m, bytes);
-    return std::max<std::uint64_t>(1, best * (huge_page_bytes / page_size / group));
+    return std::max<std::uint64_t>(1, best * std::max<std::size_t>(1, huge_page_bytes / page / group));
   }
 
   // The measurements of the automatic policy (process-wide).

@@ -10,7 +10,10 @@
 //   advise_free(p, bytes)       MADV_FREE: the kernel may reclaim the pages
 //   advise_dontneed(p, bytes)   MADV_DONTNEED: drop the pages now (they read
 //                               as zero afterwards)
-//   page_size                   4 KiB (the granule of the advice calls)
+//   page_size()                 the system's page size, read once (the
+//                               granule of the advice and protection calls:
+//                               4 KiB on x86-64, 16 KiB on Apple silicon,
+//                               4, 16 or 64 KiB on AArch64 Linux)
 //   reserve_range(bytes)        address space only (PROT_NONE, no commit
 //                               charge)
 //   commit_range(p, bytes)      make part of a reservation usable
@@ -57,7 +60,19 @@
 
 namespace travpool::detail {
 
-inline constexpr std::size_t page_size = 4096;
+// The smallest page size travpool supports, and what page_size() falls
+// back to if the system will not say.
+inline constexpr std::size_t min_page_size = 4096;
+// Returns: the system's page size (sysconf(_SC_PAGESIZE)), a power of two
+// >= min_page_size.
+inline std::size_t page_size() noexcept {
+  static const std::size_t bytes = [] {
+    const long p = ::sysconf(_SC_PAGESIZE);
+    const auto u = static_cast<std::size_t>(p);
+    return p > 0 && u >= min_page_size && (u & (u - 1)) == 0 ? u : min_page_size;
+  }();
+  return bytes;
+}
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
 
 // Effects: maps `bytes` of zeroed memory aligned to `align`, with no advice
@@ -108,7 +123,7 @@ inline bool advise_free([[maybe_unused]] void* p, [[maybe_unused]] std::size_t b
 // Returns: whether the kernel dropped the range's pages (MADV_DONTNEED).
 inline bool advise_dontneed(void* p, std::size_t bytes) noexcept { return ::madvise(p, bytes, MADV_DONTNEED) == 0; }
 
-// Effects: reserves `bytes` of address space (a multiple of page_size),
+// Effects: reserves `bytes` of address space (rounded up to whole pages),
 // inaccessible and not charged against the commit limit (PROT_NONE,
 // MAP_NORESERVE), with no advice on its page size.
 // Throws: std::bad_alloc when the kernel refuses (RLIMIT_AS, no room).

@@ -51,14 +51,18 @@ TEST_CASE("column_storage: commit makes every 2 MiB granule of the block writabl
     WARN("skipped: no /proc/self/maps");
     return;
   }
-  constexpr std::uint32_t slots = 4096, bins = 64;  // blocks of 4096 x 24 B = 96 KiB
+  // Blocks of 16384 x 24 B = 384 KiB: several pages of their own, with the
+  // system's pages of 4 to 64 KiB.
+  constexpr std::uint32_t slots = 16384, bins = 64;
   td::typed_column<std::array<double, 3>> c("xyz", {1, 2, 3}, slots, bins, 5);
+  const addr page = td::page_size();
   const addr base = reinterpret_cast<addr>(c.base());
   const addr block = slots * 24;
   auto at = [&](std::uint32_t q) { return base + q * block; };
-  // The reservation: bins blocks and one page, from base minus its offset.
-  const addr lo = base / td::page_size * td::page_size, hi = lo + bins * block + td::page_size;
-  CHECK(base % td::page_size == (5 * 7 % 64) * 64);  // staggered
+  // The reservation: bins blocks and 4 KiB for the offset, from base minus
+  // its offset.
+  const addr lo = base / page * page, hi = lo + bins * block + td::min_page_size;
+  CHECK(base % page == (5 * 7 % 64) * 64);  // staggered
   CHECK_FALSE(writable(at(20)));
 
   const std::uint32_t q = 20;
@@ -83,12 +87,12 @@ TEST_CASE("column_storage: commit makes every 2 MiB granule of the block writabl
   CHECK(c.data()[q * slots][0] == 42);
   CHECK(c.data()[mid][0] == 43);
   // n's own pages (those not shared with q) are inaccessible again.
-  const addr own = (at(n) + td::page_size - 1) / td::page_size * td::page_size;
+  const addr own = (at(n) + page - 1) / page * page;
   CHECK_FALSE(writable(own));
 
   // Decommitting q drops its own pages: committed again, they read zero.
   c.decommit(q);
-  CHECK_FALSE(writable((at(q) + td::page_size - 1) / td::page_size * td::page_size));
+  CHECK_FALSE(writable((at(q) + page - 1) / page * page));
   REQUIRE(c.commit(q));
   CHECK(c.data()[mid][0] == 0);
 }

@@ -65,8 +65,10 @@ bool advised_small(const void* p) { return vm_flags(p).find(" nh ") != std::stri
 // Returns: whether the page holding p is resident.
 bool resident(const void* p) {
   unsigned char vec = 0;
-  const auto a = reinterpret_cast<std::uintptr_t>(p) & ~(std::uintptr_t{td::page_size} - 1);
-  return ::mincore(reinterpret_cast<void*>(a), td::page_size, &vec) == 0 && (vec & 1) != 0;
+  const auto a = reinterpret_cast<std::uintptr_t>(p) & ~(std::uintptr_t{td::page_size()} - 1);
+  // Length 1: one status byte for the page, whatever the page size (an
+  // emulator with larger pages than its host's would write several).
+  return ::mincore(reinterpret_cast<void*>(a), 1, &vec) == 0 && (vec & 1) != 0;
 }
 
 struct p3 {

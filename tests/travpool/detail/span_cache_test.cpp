@@ -25,8 +25,10 @@ td::span_cache& cache() { return td::span_cache::instance(); }
 // Returns: whether the page holding p is mapped.
 bool is_mapped(const void* p) {
   unsigned char vec;
-  auto a = reinterpret_cast<std::uintptr_t>(p) & ~(std::uintptr_t{td::page_size} - 1);
-  return ::mincore(reinterpret_cast<void*>(a), td::page_size, &vec) == 0;
+  auto a = reinterpret_cast<std::uintptr_t>(p) & ~(std::uintptr_t{td::page_size()} - 1);
+  // Length 1: one status byte for the page, whatever the page size (an
+  // emulator with larger pages than its host's would write several).
+  return ::mincore(reinterpret_cast<void*>(a), 1, &vec) == 0;
 }
 
 bool aligned(const void* p, std::size_t a) { return reinterpret_cast<std::uintptr_t>(p) % a == 0; }

@@ -218,7 +218,7 @@ class concurrent_bin_list : public Storage {
     release_claim(b);
     b->avail_next_ = retired_;
     retired_ = b;
-    const auto first_page = round_up(reinterpret_cast<std::uintptr_t>(b) + bin_header_bytes, page_size);
+    const auto first_page = round_up(reinterpret_cast<std::uintptr_t>(b) + bin_header_bytes, page_size());
     const auto end = reinterpret_cast<std::uintptr_t>(b) + this->span();
     if (end > first_page) advise_dontneed(reinterpret_cast<void*>(first_page), end - first_page);
   }
