@@ -542,7 +542,12 @@ TEST_CASE("a biased bin lock changing hands under preemption excludes every othe
       sigevent ev{};
       ev.sigev_notify = SIGEV_THREAD_ID;
       ev.sigev_signo = SIGRTMIN;
-      ev._sigev_un._tid = static_cast<pid_t>(::syscall(SYS_gettid));
+      const auto tid = static_cast<pid_t>(::syscall(SYS_gettid));
+#ifdef sigev_notify_thread_id
+      ev.sigev_notify_thread_id = tid;
+#else
+      ev._sigev_un._tid = tid;  // its name where glibc has no sigev_notify_thread_id
+#endif
       timer_t timer{};
       const bool armed = timer_create(CLOCK_MONOTONIC, &ev, &timer) == 0;
       if (armed) {

@@ -73,6 +73,9 @@ inline std::size_t page_size() noexcept {
   }();
   return bytes;
 }
+// Initialised before main(): a fork() must not catch another thread inside
+// the first call (its guard would stay held in the child).
+inline const std::size_t page_size_at_start = page_size();
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
 
 // Effects: maps `bytes` of zeroed memory aligned to `align`, with no advice
