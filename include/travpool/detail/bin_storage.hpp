@@ -12,7 +12,7 @@
 //               b->capacity_ = capacity(), b's span = span() bytes,
 //               aligned to span() (so the directory maps each granule to
 //               at most one bin)
-//   span() = max(bit_ceil(bin_bytes(capacity())), directory granule)
+//   span() = max(bit_ceil(bin_bytes(capacity())), directory granule, page)
 // A bin off the list is either given back (span cache or OS) or, with
 // sync::bin_locks, retired: still mapped and registered with no owner.
 //
@@ -24,6 +24,7 @@
 // the layer above.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstddef>
@@ -65,7 +66,9 @@ class bin_storage {
   explicit bin_storage(std::uint32_t capacity) : capacity_(capacity), id_(next_pool_id()) {
     if (capacity == 0 || capacity > max_bin_capacity)
       throw std::invalid_argument("travpool: bin capacity must be in [1, 2^31 - 2^16]");
-    span_ = std::max(std::bit_ceil(traits::bin_bytes(capacity)), bin_directory::granule);
+    // At least a page, so that a span's advice and unmapping never reach a
+    // neighbour (pages of more than 64 KiB exist on a few systems).
+    span_ = std::max({std::bit_ceil(traits::bin_bytes(capacity)), bin_directory::granule, page_size()});
   }
   bin_storage(const bin_storage&) = delete;
   bin_storage& operator=(const bin_storage&) = delete;

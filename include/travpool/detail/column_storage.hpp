@@ -25,8 +25,8 @@
 // touch gets a huge page only if its whole aligned 2 MiB lies in one
 // writable mapping; committed page by page, no column ever got one.
 // Pages are the system's (page_size(): 4 to 64 KiB); decommitting block q
-// drops the pages that lie in block q only (none if the block is smaller
-// than a page), so
+// drops the pages that lie in block q only (with 64 KiB pages, a block
+// under 128 KiB may hold none, and then gives nothing back), so
 //   committed(q)  =>  every 2 MiB granule that block q overlaps is writable
 //   a page of block q only is dropped and PROT_NONE while !committed(q),
 //                 unless a committed neighbour's granule made it writable
