@@ -1,6 +1,6 @@
 // fork() while other threads use the process-wide span cache (and the
-// claim registry and section records): the child must not inherit a mutex that stays locked
-// forever (issue 17). Each child uses pools and exits; a child that hangs
+// claim registry and section records): the child must not inherit a mutex
+// that stays locked forever (issue 17). Each child uses pools and exits; a child that hangs
 // is killed and fails the test.
 #include <sys/types.h>
 #include <sys/wait.h>

@@ -208,21 +208,23 @@ class section_records {
   }
   // Requires: index came from acquire(), ordered before this call (a bias
   // read under its bin's lock, or the caller's own record).
-  section_record& at(std::uint32_t index) const noexcept {
-    const std::uint32_t k = index - 1;
-    return blocks_[k / block_size].load(std::memory_order_acquire)[k % block_size];
-  }
+  section_record& at(std::uint32_t index) const noexcept { return *find(index); }
   // Returns: the thread_number of the holder of record `index` (a bias
   // read without the bin's lock), 0 if none or not yet visible here.
   std::uint32_t holder_of(std::uint32_t index) const noexcept {
-    const std::uint32_t k = index - 1;
-    const section_record* block = blocks_[k / block_size].load(std::memory_order_acquire);
-    return block == nullptr ? 0 : block[k % block_size].holder.load(std::memory_order_relaxed);
+    const section_record* r = find(index);
+    return r == nullptr ? 0 : r->holder.load(std::memory_order_relaxed);
   }
 
  private:
   friend struct test_access;
   section_records() = default;
+  // Returns: record `index`, or null if its block is not visible here.
+  section_record* find(std::uint32_t index) const noexcept {
+    const std::uint32_t k = index - 1;
+    section_record* block = blocks_[k / block_size].load(std::memory_order_acquire);
+    return block == nullptr ? nullptr : block + k % block_size;
+  }
   std::mutex mutex_;
   std::vector<std::uint32_t> free_;
   std::uint32_t made_ = 0;
@@ -270,14 +272,15 @@ struct section_record_keeper {
 [[gnu::noinline]] inline std::uint32_t take_section_record() noexcept {
   thread_section_record& r = this_thread_record();
   if (r.record != nullptr || r.closed) return r.index;
-  const std::uint32_t index = section_records::instance().acquire(thread_number());
+  section_records& table = section_records::instance();
+  const std::uint32_t index = table.acquire(thread_number());
   if (index == 0) {
     r.closed = true;  // not again under every settle()
     return thread_section_record::none;
   }
   thread_local section_record_keeper keeper;  // constructed once, before r is set
   (void)keeper;
-  r.record = &section_records::instance().at(index);
+  r.record = &table.at(index);
   r.index = index;
   return index;
 }
@@ -293,8 +296,9 @@ inline std::uint32_t section_record_index() noexcept {
 //
 //   any thread      lock() / try_lock() / unlock(): the mutex. If the bin is
 //                   biased to another thread, the bias is revoked first.
-//   owning thread   enter(me) ... leave(): while the bin is biased to `me`,
-//                   a critical section made of two plain stores and a load.
+//   owning thread   enter(me) ... leave(): while the bin is biased to the
+//                   calling thread's section record, a critical section
+//                   entered and left with plain loads and stores.
 //
 // Revocation is an asymmetric Dekker handshake (the use membarrier(2) was
 // made for). bias_ names the owner's section record. The owner loads
