@@ -87,13 +87,8 @@ struct bin_algorithms {
   // Effects: assigns the chunk `c` from peek(b) (Listing 4).
   TRAVPOOL_ALWAYS_INLINE static void commit_create(bin_base& b, const popped& c) noexcept {
     const std::uint32_t h = c.index;
+    if (h == b.fresh_) return create_fresh(b);
     b.free_head_ = c.free_next;
-    if (h == b.fresh_) {
-      // Reach one chunk further: it becomes free, pred = h, succ = A1.
-      const std::uint32_t n = h + 1;
-      if (n != b.full_mark()) write_free(b, n, n + 1, b.last(), h);
-      publish<BinLocked>(b.fresh_, n);  // read unlocked by contains()
-    }
     Ops::template mark_assigned<BinLocked>(b, h);
     if (Ops::is_free(b, h - 1)) Ops::set_link_next(b, c.link_prev + 1, h);
     if (Ops::is_free(b, h + 1)) Ops::set_link_prev(b, c.link_next - 1, h);
@@ -103,9 +98,13 @@ struct bin_algorithms {
   // Requires: !b.full(). Effects: assigns the head of the free list.
   // Returns: its chunk index.
   TRAVPOOL_ALWAYS_INLINE static std::uint32_t create(bin_base& b) noexcept {
-    const popped c = peek(b);
-    commit_create(b, c);
-    return c.index;
+    const std::uint32_t h = b.free_head_;
+    if (h == b.fresh_) {
+      create_fresh(b);
+    } else {
+      commit_create(b, peek(b));
+    }
+    return h;
   }
 
   // Requires: chunk `c` of `b` is an assigned user chunk whose payload has
@@ -154,6 +153,28 @@ struct bin_algorithms {
   }
 
  private:
+  // Requires: b.free_head_ == b.fresh_ = h. Effects: commit_create(b,
+  // peek(b)) without reading h's words, which (V4) and (V5) fix: every user
+  // chunk below h is assigned, so h's free run is h .. F1 (F0 .. F1 if h
+  // is the first user chunk), with free_next h + 1, next A1 and prev h - 1.
+  // The run becomes h + 1 .. F1: h + 1 is written as its first chunk (and
+  // the free-list head), F1 gets prev = h, and F0, if it was the run's
+  // first chunk, next = h. The status of h + 1 is written only where the
+  // layout does not already read never-assigned chunks as free
+  // (traits::mark_fresh).
+  TRAVPOOL_ALWAYS_INLINE static void create_fresh(bin_base& b) noexcept {
+    // Every header word is read before the first store to a chunk, which
+    // the compiler must assume may alias them.
+    const std::uint32_t h = b.fresh_, n = h + 1, f1 = b.full_mark(), a1 = b.last(), live = b.live_;
+    Ops::set_link_prev(b, f1, h);
+    if (h == first_user_chunk) Ops::set_link_next(b, first_user_chunk - 1, h);
+    if (n != f1) traits::template mark_fresh<BinLocked>(b, n, n + 1, a1, h);
+    Ops::template mark_assigned<BinLocked>(b, h);
+    b.free_head_ = n;
+    publish<BinLocked>(b.fresh_, n);        // read unlocked by contains()
+    publish<BinLocked>(b.live_, live + 1);  // read unlocked by size()
+  }
+
   static void write_free(const bin_base& b, std::uint32_t i, std::uint32_t free_next, std::uint32_t next,
                          std::uint32_t prev) noexcept {
     Ops::template mark_free<BinLocked>(b, i, free_next);

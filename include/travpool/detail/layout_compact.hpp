@@ -125,6 +125,16 @@ struct compact_layout {
     publish<BinLocked>(w, w & ~(std::uint64_t{1} << (i & 63)));
     store_link(at(b, i), next_free);
   }
+  // mark_free and both links of a user chunk >= fresh, from one address:
+  // its bit is clear already, since init_bin clears every bit, a release
+  // clears its chunk's, and restart() runs only when every chunk is free.
+  static void mark_fresh(const bin_base& b, std::uint32_t i, std::uint32_t next_free, std::uint32_t next,
+                         std::uint32_t prev) noexcept {
+    std::byte* const p = at(b, i);
+    store_link(p, next_free);
+    store_link(p + next_offset, next);
+    store_link(p + prev_offset, prev);
+  }
   template <bool BinLocked = false>
   static void mark_assigned(const bin_base& b, std::uint32_t i) noexcept {
     std::uint64_t& w = bits(b)[i >> 6];

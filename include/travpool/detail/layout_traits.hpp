@@ -7,6 +7,8 @@
 //   set_link_prev
 // and may provide
 //   init_bin(b)                    per-bin metadata reset     default: none
+//   mark_fresh(b, i, free_next,    mark_free and both links    default:
+//              next, prev)         of a never-assigned chunk    the three
 //   next_assigned(b, i)            O(1) step to the next live  default: the
 //   prev_assigned(b, i)            chunk, and back              boundary link
 //   contiguous                     live runs are arrays        default: false
@@ -52,6 +54,22 @@ struct layout_traits {
   template <bool BinLocked = false>
   static void init_bin(const bin_base& b) noexcept {
     if constexpr (requires { Ops::init_bin(b); }) Ops::template init_bin<BinLocked>(b);
+  }
+
+  // Effects: writes user chunk i >= fresh (never assigned since init or
+  // restart) as a free chunk: Ops::mark_free(b, i, next_free) and its
+  // boundary links. A layout whose status already reads such chunks as free
+  // (Ops::mark_fresh: the compact bitmap) writes the three links only.
+  template <bool BinLocked = false>
+  static void mark_fresh(const bin_base& b, std::uint32_t i, std::uint32_t next_free, std::uint32_t next,
+                         std::uint32_t prev) noexcept {
+    if constexpr (requires { Ops::mark_fresh(b, i, next_free, next, prev); }) {
+      Ops::mark_fresh(b, i, next_free, next, prev);
+    } else {
+      Ops::template mark_free<BinLocked>(b, i, next_free);
+      Ops::set_link_next(b, i, next);
+      Ops::set_link_prev(b, i, prev);
+    }
   }
 
   // Returns: the next assigned chunk after assigned chunk `i` (b.last() at
