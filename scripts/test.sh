@@ -3,8 +3,8 @@
 # Release with clang++-14 (tests and examples), the core tests with
 # clang++-14 and libc++, ASan+UBSan, TSan (threaded tests), the fuzzers for
 # a bounded time, the core tests cross-built for AArch64 and run under qemu
-# with 64 KiB pages, and a consumer project built against the installed
-# package. Prints each stage's wall time. Idempotent.
+# with 64 KiB and 4 KiB pages, and a consumer project built against the
+# installed package. Prints each stage's wall time. Idempotent.
 # Usage: scripts/test.sh [--quick]   (--quick: the first Release stage only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,8 +67,8 @@ setarch "$(uname -m)" -R ctest --preset tsan -j "$jobs"
 stage "6/8 fuzzers, ${TRAVPOOL_FUZZ_SECONDS:-45}s each, from the committed corpora"
 scripts/fuzz.sh "${TRAVPOOL_FUZZ_SECONDS:-45}"
 
-stage "7/8 the core tests cross-built for AArch64, under qemu with 64 KiB pages"
-scripts/cross_aarch64.sh 65536
+stage "7/8 the core tests cross-built for AArch64, under qemu with 64 KiB and 4 KiB pages"
+scripts/cross_aarch64.sh 65536 4096
 
 stage "8/8 install, then build tests/consumer against the installed package"
 prefix=$PWD/build/install
