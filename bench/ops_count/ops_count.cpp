@@ -7,7 +7,10 @@
 // same creates and destroys (phase_column_*; phases.py counts these with
 // their callees, as the column pool's create and destroy are not inlined).
 // -DTYPED_HANDLES makes that pool typed (basic_column_pool<handle<Tag>>),
-// to show that strong handles cost no instruction.
+// to show that strong handles cost no instruction. The same build runs the
+// pool's phases on a concurrent_pool (sync::bin_locks, one thread: the
+// remembered bin's biased section; phases.py counts these with their
+// callees too, as the lock's slow paths are calls).
 // Built and compared by bench/ops_count/compare.sh, not by CMake.
 #include <cstdint>
 #include <cstdio>
@@ -102,6 +105,7 @@ int main() {
   run<travpool::basic_pool<Obj, travpool::layout::interleaved>>("interleaved");
 #else
   run<travpool::pool<Obj>>("compact");
+  run<travpool::concurrent_pool<Obj>>("concurrent_pool");
 #ifdef TYPED_HANDLES
   run_columns<travpool::basic_column_pool<travpool::handle<struct column_tag>>>("typed column_pool");
 #else
