@@ -165,7 +165,8 @@ inline span_cache& span_cache_at_start = span_cache::instance();
 // to the OS, the span cache or this source on its own. The alternative,
 // batches whose spans are decommitted instead of released, would keep
 // every batch's address space until its last span went, and need a count
-// per batch; a Windows reservation is one system call either way.
+// per batch. The cost: a system call or three (platform.hpp: map_aligned)
+// per bin instead of per batch.
 // Spans of 2 MiB multiples are advised huge or small as huge_page_choice
 // decides when they are handed out (a batch is advised as a whole, and
 // again from the span handed out on when the choice changes); under the
