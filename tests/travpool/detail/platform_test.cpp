@@ -71,7 +71,7 @@ TEST_CASE("platform: map_aligned gives zeroed, aligned, writable memory", "[plat
   }
 }
 
-TEST_CASE("platform: advise_dontneed zeroes the range and leaves it usable; advise_free leaves it usable",
+TEST_CASE("platform: advise_dontneed zeroes the range and leaves it usable, advise_free leaves it usable",
           "[platform]") {
   const std::size_t bytes = std::size_t{256} << 10;
   auto* p = static_cast<std::byte*>(td::map_aligned(bytes, std::size_t{64} << 10));
