@@ -239,7 +239,9 @@ inline bool advise_free(void* p, std::size_t bytes) noexcept {
 
 // Decommitted pages are freed, and committed again they read as zero.
 // Returns: false if the commit was refused (commit limit): the range is
-// then decommitted (inaccessible).
+// then decommitted (inaccessible). span_source::give_back then releases
+// the span; concurrent_list's retire_bin ignores the result, so there a
+// retired bin's chunk pages would stay inaccessible (open: not handled).
 inline bool advise_dontneed(void* p, std::size_t bytes) noexcept {
   if (win32::virtual_free(p, bytes, win32::mem_decommit) == 0) return false;
   return win32::virtual_alloc(p, bytes, win32::mem_commit, win32::page_readwrite) != nullptr;
