@@ -21,9 +21,11 @@ out=build/windows
 mkdir -p "$out/include" "$out/detail/bin_locks"
 ln -sfn /usr/include/catch2 "$out/include/catch2" # Catch2 v2 is header-only
 cxx=(x86_64-w64-mingw32-g++-posix -std=c++20 -O1 -static -Iinclude -Itests/travpool -I"$out/include")
-tests=(pool_test column_pool_test allocator_test pool_ops_test memory_test thread_exit_mt_test concurrent_pool_mt_test
-  allocator_mt_test column_pool_mt_test detail/bin_locks/concurrent_bins_mt_test detail/bin_directory_test
-  detail/span_cache_test detail/column_storage_test detail/platform_test)
+tests=(pool_test column_pool_test allocator_test pool_ops_test memory_test handle_test segments_test stats_test
+  partition_test incomplete_type_test debug_checks_test hardened_checks_test
+  thread_exit_mt_test concurrent_pool_mt_test allocator_mt_test column_pool_mt_test pool_ops_mt_test read_only_mt_test
+  memory_mt_test detail/bin_locks/concurrent_bins_mt_test detail/bin_directory_test detail/bin_storage_test
+  detail/acquire_local_test detail/span_cache_test detail/column_storage_test detail/platform_test)
 wine=$(command -v wine64 || echo /usr/lib/wine/wine64)
 export WINEPREFIX=$PWD/$out/wineprefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 # Catch2's main, once per set of flags (an interrupted build leaves none).
