@@ -3,8 +3,9 @@
 # Release with clang++-14 (tests and examples), the core tests with
 # clang++-14 and libc++, ASan+UBSan, TSan (threaded tests), the fuzzers for
 # a bounded time, the core tests cross-built for AArch64 and run under qemu
-# with 64 KiB and 4 KiB pages, and a consumer project built against the
-# installed package. Prints each stage's wall time. Idempotent.
+# with 64 KiB and 4 KiB pages, the core tests cross-built for 64-bit Windows
+# and run under wine, and a consumer project built against the installed
+# package. Prints each stage's wall time. Idempotent.
 # Usage: scripts/test.sh [--quick]   (--quick: the first Release stage only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +28,7 @@ stage() {
   printf '\n==== %s ====\n' "$*"
 }
 
-stage "1/8 Release build and tests"
+stage "1/9 Release build and tests"
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs"
 ctest --preset release -j "$jobs"
@@ -37,12 +38,12 @@ if ((quick)); then
   exit 0
 fi
 
-stage "2/8 Release build and tests with clang++-14 (no benchmarks)"
+stage "2/9 Release build and tests with clang++-14 (no benchmarks)"
 cmake --preset release-clang >/dev/null
 cmake --build --preset release-clang -j "$jobs"
 ctest --preset release-clang -j "$jobs"
 
-stage "3/8 the core tests with clang++-14 and libc++"
+stage "3/9 the core tests with clang++-14 and libc++"
 # Only tests that link no TBB, OpenMP, OpenMesh or CGAL (Debian builds those
 # against libstdc++); each prints Catch2's summary and fails the stage.
 libcxx_tests=(pool_test pool_ops_test column_pool_test handle_test allocator_test segments_test partition_test
@@ -51,12 +52,12 @@ cmake --preset libcxx >/dev/null
 cmake --build --preset libcxx -j "$jobs" --target "${libcxx_tests[@]}"
 for t in "${libcxx_tests[@]}"; do build/libcxx/tests/"$t" --warn NoAssertions | tail -n 2; done
 
-stage "4/8 ASan + UBSan build and tests"
+stage "4/9 ASan + UBSan build and tests"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$jobs"
 ctest --preset asan -j "$jobs"
 
-stage "5/8 TSan build and threaded tests"
+stage "5/9 TSan build and threaded tests"
 cmake --preset tsan >/dev/null
 # Only the threaded tests (*_mt_test.cpp, ctest label "threads") run here.
 mapfile -t mt_targets < <(find tests -name '*_mt_test.cpp' -exec basename {} .cpp \;)
@@ -64,13 +65,16 @@ cmake --build --preset tsan -j "$jobs" --target "${mt_targets[@]}"
 # TSan needs a non-randomised high address layout on some kernels.
 setarch "$(uname -m)" -R ctest --preset tsan -j "$jobs"
 
-stage "6/8 fuzzers, ${TRAVPOOL_FUZZ_SECONDS:-45}s each, from the committed corpora"
+stage "6/9 fuzzers, ${TRAVPOOL_FUZZ_SECONDS:-45}s each, from the committed corpora"
 scripts/fuzz.sh "${TRAVPOOL_FUZZ_SECONDS:-45}"
 
-stage "7/8 the core tests cross-built for AArch64, under qemu with 64 KiB and 4 KiB pages"
+stage "7/9 the core tests cross-built for AArch64, under qemu with 64 KiB and 4 KiB pages"
 scripts/cross_aarch64.sh 65536 4096
 
-stage "8/8 install, then build tests/consumer against the installed package"
+stage "8/9 the core tests cross-built for 64-bit Windows (mingw-w64), under wine"
+scripts/cross_windows.sh
+
+stage "9/9 install, then build tests/consumer against the installed package"
 prefix=$PWD/build/install
 rm -rf "$prefix" build/consumer
 cmake --install build/release --prefix "$prefix" >/dev/null

@@ -10,7 +10,11 @@
 #include <thread>
 #include <vector>
 
+#if defined(_WIN32)
+#include <io.h>  // dup, dup2, close
+#else
 #include <unistd.h>
+#endif
 
 #include <catch2/catch.hpp>
 

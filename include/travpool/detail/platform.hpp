@@ -1,38 +1,70 @@
 // travpool/detail/platform.hpp: everything travpool asks of the operating
 // system and the CPU. No other header calls mmap, munmap, madvise,
-// membarrier or a pause instruction.
+// membarrier, VirtualAlloc, VirtualFree or a pause instruction.
 //
-//   map_aligned(bytes, align)   zeroed, `align`-aligned anonymous memory
-//   advise_huge_pages(p, bytes, huge)   MADV_HUGEPAGE or MADV_NOHUGEPAGE
-//                               (the choice: huge_pages.hpp)
-//   populate_range(p, bytes)    fault the pages in now (MADV_POPULATE_WRITE)
-//   unmap(p, bytes)             give it back
-//   advise_free(p, bytes)       MADV_FREE: the kernel may reclaim the pages
-//   advise_dontneed(p, bytes)   MADV_DONTNEED: drop the pages now (they read
-//                               as zero afterwards)
-//   page_size()                 the system's page size, read once (the
-//                               granule of the advice and protection calls:
-//                               4 KiB on x86-64, 16 KiB on Apple silicon,
-//                               4, 16 or 64 KiB on AArch64 Linux)
-//   reserve_range(bytes)        address space only (PROT_NONE, no commit
-//                               charge)
-//   commit_range(p, bytes)      make part of a reservation usable
-//   decommit_range(p, bytes)    drop its pages and make it inaccessible
-//   release_range(p, bytes)     give a reservation back
-//   membarrier_register()       membarrier(2) private expedited: register,
-//   membarrier_all()            then a full fence on every CPU running a
-//                               thread of this process
-//   cpu_relax()                 the spin-wait hint
+//   primitive                   POSIX                      Windows
+//   map_aligned(bytes, align)   zeroed, `align`-aligned    VirtualAlloc reserve +
+//                               anonymous memory (mmap,    commit (over-reserve,
+//                               trim head and tail)        free, re-reserve aligned)
+//   advise_huge_pages(p, bytes, huge)   MADV_HUGEPAGE or   nothing
+//                               MADV_NOHUGEPAGE (the
+//                               choice: huge_pages.hpp)
+//   populate_range(p, bytes)    fault the pages in now     nothing (faulted on
+//                               (MADV_POPULATE_WRITE)      first touch)
+//   unmap(p, bytes)             give it back (munmap;      VirtualFree MEM_RELEASE:
+//                               any page-aligned part)     the whole mapping only
+//   can_unmap_part              true                       false: a mapping is
+//                                                          released whole or not
+//   advise_free(p, bytes)       MADV_FREE: the kernel may  MEM_RESET: likewise
+//                               reclaim the pages
+//   advise_dontneed(p, bytes)   MADV_DONTNEED: drop the    MEM_DECOMMIT, then
+//                               pages now (they read as    MEM_COMMIT again
+//                               zero afterwards)
+//   page_size()                 the system's page size,    GetSystemInfo's
+//                               read once (the granule of  dwPageSize (4 KiB)
+//                               the advice and protection
+//                               calls: 4 KiB on x86-64, 16 KiB on Apple
+//                               silicon, 4, 16 or 64 KiB on AArch64 Linux)
+//   reserve_range(bytes)        address space only         MEM_RESERVE,
+//                               (PROT_NONE, MAP_NORESERVE) PAGE_NOACCESS
+//   commit_range(p, bytes)      make part of a             MEM_COMMIT
+//                               reservation usable         (mprotect)
+//   decommit_range(p, bytes)    drop its pages and make it MEM_DECOMMIT
+//                               inaccessible
+//   release_range(p, bytes)     give a reservation back    MEM_RELEASE
+//   membarrier_register()       membarrier(2) private      true
+//   membarrier_all()            expedited: register, then  FlushProcessWriteBuffers
+//                               a full fence on every CPU running a thread
+//                               of this process
+//   cpu_relax()                 the spin-wait hint (pause on x86, yield on AArch64)
 //   prefetch_line(p)            a software prefetch of p's cache line
-//   at_fork(prepare, parent, child)   pthread_atfork: handlers that keep
+//   at_fork(prepare, parent, child)   pthread_atfork:    nothing (true): no
+//                               handlers that keep         fork() on Windows
 //                               process-wide mutexes usable in a child
+//   at_thread_exit<f>(arg)      f(arg) when the calling    an FlsAlloc callback
+//                               thread exits (a pthread
+//                               key's destructor)
+//   tls_is_emulated             whether thread_local storage may be gone
+//                               when thread-exit code runs (GCC's emutls)
 //   fork_safe_instance<&T::m>(make)   a never-destroyed process-wide
 //                               object whose mutex m survives fork()
 //
-// Supported: POSIX systems with mmap (Linux, the BSDs, macOS). membarrier is
-// Linux-only; elsewhere membarrier_register() returns false and bin locks
-// are never biased. MADV_FREE is used where defined; elsewhere advise_free
-// fails and released spans are unmapped instead of cached.
+// Supported: POSIX systems with mmap (Linux, the BSDs, macOS), and 64-bit
+// Windows with mingw-w64 (GCC or Clang; tested cross-compiled, under
+// wine: scripts/cross_windows.sh). membarrier is Linux-only; on the other
+// POSIX systems membarrier_register() returns false and bin locks are never
+// biased. MADV_FREE is used where defined; elsewhere advise_free fails and
+// released spans are unmapped instead of cached.
+//
+// Windows: <windows.h> is not included (it would reach every user's
+// translation unit, with its macros). The few kernel32 functions are
+// declared below under travpool's own names in namespace detail::win32,
+// bound to the DLL's symbols by an assembler label, with their own
+// layout-compatible structs: no declaration collides with the SDK's,
+// whichever header a user includes first (tests/travpool/detail/: in
+// platform_test.cpp travpool's headers come first and <windows.h> after,
+// and the constants and struct layouts are checked against the SDK's; in
+// span_cache_test.cpp <windows.h> comes first).
 #pragma once
 
 #include <cstddef>
@@ -42,13 +74,17 @@
 #include <type_traits>
 #include <utility>
 
-#if !defined(__unix__) && !defined(__APPLE__)
-#error "travpool needs a POSIX system with mmap (Linux, BSD or macOS)"
+#if defined(_WIN32)
+#if !defined(_WIN64) || !defined(__GNUC__)
+#error "travpool on Windows needs a 64-bit target and mingw-w64 (GCC or Clang)"
 #endif
-
+#elif defined(__unix__) || defined(__APPLE__)
 #include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#else
+#error "travpool needs a POSIX system with mmap (Linux, BSD or macOS) or 64-bit Windows"
+#endif
 
 #if defined(__linux__)
 #include <linux/membarrier.h>
@@ -63,13 +99,72 @@ namespace travpool::detail {
 // The smallest page size travpool supports, and what page_size() falls
 // back to if the system will not say.
 inline constexpr std::size_t min_page_size = 4096;
-// Returns: the system's page size (sysconf(_SC_PAGESIZE)), a power of two
-// >= min_page_size.
+#if defined(_WIN32)
+// ---------------------------------------------------------------------------
+// Windows: the kernel32 functions travpool calls, declared here instead of
+// through <windows.h>. Own names (an assembler label binds each to the
+// DLL's export, through the import library's thunk), own structs with the
+// SDK's 64-bit layout, the SDK's constant values; C++ linkage, so no name
+// can collide with the SDK's declarations or a user's.
+// ---------------------------------------------------------------------------
+namespace win32 {
+// SYSTEM_INFO.
+struct system_info {
+  std::uint32_t oem_id;
+  std::uint32_t page_size;
+  void* minimum_application_address;
+  void* maximum_application_address;
+  std::uintptr_t active_processor_mask;
+  std::uint32_t number_of_processors;
+  std::uint32_t processor_type;
+  std::uint32_t allocation_granularity;
+  std::uint16_t processor_level;
+  std::uint16_t processor_revision;
+};
+// DWORD is unsigned long (32 bits) and SIZE_T std::size_t on 64-bit Windows.
+inline constexpr unsigned long mem_commit = 0x1000;
+inline constexpr unsigned long mem_reserve = 0x2000;
+inline constexpr unsigned long mem_decommit = 0x4000;
+inline constexpr unsigned long mem_release = 0x8000;
+inline constexpr unsigned long mem_reset = 0x80000;
+inline constexpr unsigned long page_noaccess = 0x01;
+inline constexpr unsigned long page_readwrite = 0x04;
+void* virtual_alloc(void* address, std::size_t bytes, unsigned long type, unsigned long protect) noexcept
+    __asm__("VirtualAlloc");
+int virtual_free(void* address, std::size_t bytes, unsigned long type) noexcept __asm__("VirtualFree");
+void get_system_info(system_info* info) noexcept __asm__("GetSystemInfo");
+void flush_process_write_buffers() noexcept __asm__("FlushProcessWriteBuffers");
+// FlsAlloc's callback (PFLS_CALLBACK_FUNCTION; one calling convention on
+// 64-bit Windows).
+using fls_callback = void (*)(void*);
+inline constexpr unsigned long fls_out_of_indexes = 0xFFFFFFFF;
+unsigned long fls_alloc(fls_callback callback) noexcept __asm__("FlsAlloc");
+int fls_set_value(unsigned long index, void* value) noexcept __asm__("FlsSetValue");
+
+// Returns: the system's SYSTEM_INFO, read once.
+inline const system_info& info() noexcept {
+  static const system_info i = [] {
+    system_info r{};
+    get_system_info(&r);
+    return r;
+  }();
+  return i;
+}
+}  // namespace win32
+#endif
+
+// Returns: the system's page size (sysconf(_SC_PAGESIZE); on Windows
+// GetSystemInfo's dwPageSize), a power of two >= min_page_size.
 inline std::size_t page_size() noexcept {
   static const std::size_t bytes = [] {
+#if defined(_WIN32)
+    const std::size_t u = win32::info().page_size;
+    return u >= min_page_size && (u & (u - 1)) == 0 ? u : min_page_size;
+#else
     const long p = ::sysconf(_SC_PAGESIZE);
     const auto u = static_cast<std::size_t>(p);
     return p > 0 && u >= min_page_size && (u & (u - 1)) == 0 ? u : min_page_size;
+#endif
   }();
   return bytes;
 }
@@ -77,6 +172,120 @@ inline std::size_t page_size() noexcept {
 // the first call (its guard would stay held in the child).
 inline const std::size_t page_size_at_start = page_size();
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+
+// Whether thread_local variables are emulated (GCC for Windows: emutls,
+// which keeps them in blocks of the heap and frees a thread's blocks among
+// its pthread key destructors, before its C++ thread_local destructors
+// run). Then code that runs at thread exit finds a thread_local's storage
+// freed, or reset to its initial value if it reads it again.
+#if defined(_WIN32) && defined(__GNUC__) && !defined(__clang__)
+inline constexpr bool tls_is_emulated = true;
+#else
+inline constexpr bool tls_is_emulated = false;
+#endif
+
+#if defined(_WIN32)
+// ---------------------------------------------------------------------------
+// Windows (contracts: the POSIX versions below). A reservation is released
+// whole or not at all (VirtualFree MEM_RELEASE takes its base), so no
+// caller may unmap part of a mapping: can_unmap_part.
+// ---------------------------------------------------------------------------
+inline constexpr bool can_unmap_part = false;
+
+// Returns: the granularity of reservation addresses (64 KiB), read once.
+inline std::size_t allocation_granularity() noexcept {
+  static const std::size_t bytes = [] {
+    const std::size_t g = win32::info().allocation_granularity;
+    return g >= page_size() && (g & (g - 1)) == 0 ? g : std::size_t{64} << 10;
+  }();
+  return bytes;
+}
+
+// Reservations start at a multiple of allocation_granularity(). For a
+// larger alignment: reserve bytes + align, release it, and reserve again
+// at the aligned address inside it (another thread may take the range in
+// between: retried). Unlike mmap, a reservation cannot be trimmed.
+inline void* map_aligned(std::size_t bytes, std::size_t align) {
+  constexpr unsigned long reserve_commit = win32::mem_reserve | win32::mem_commit;
+  if (align <= allocation_granularity()) {
+    void* p = win32::virtual_alloc(nullptr, bytes, reserve_commit, win32::page_readwrite);
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+  }
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    void* raw = win32::virtual_alloc(nullptr, bytes + align, win32::mem_reserve, win32::page_noaccess);
+    if (raw == nullptr) throw std::bad_alloc();
+    const auto base = reinterpret_cast<std::uintptr_t>(raw);
+    void* aligned = reinterpret_cast<void*>((base + align - 1) & ~(std::uintptr_t{align} - 1));
+    win32::virtual_free(raw, 0, win32::mem_release);
+    if (void* p = win32::virtual_alloc(aligned, bytes, reserve_commit, win32::page_readwrite)) return p;
+  }
+  throw std::bad_alloc();
+}
+inline void* map_aligned(std::size_t span) { return map_aligned(span, span); }
+
+// No transparent huge pages (large pages need a privilege and are never
+// paged out): advice is a no-op.
+inline void advise_huge_pages(void*, std::size_t, bool) noexcept {}
+
+// Requires: p as map_aligned returned it (the whole mapping goes).
+inline void unmap(void* p, std::size_t) noexcept { win32::virtual_free(p, 0, win32::mem_release); }
+
+// MEM_RESET: the contents are no longer needed and the system may drop the
+// pages without writing them out; they stay committed and usable.
+inline bool advise_free(void* p, std::size_t bytes) noexcept {
+  return win32::virtual_alloc(p, bytes, win32::mem_reset, win32::page_noaccess) != nullptr;
+}
+
+// Decommitted pages are freed, and committed again they read as zero.
+// Returns: false if the commit was refused (commit limit): the range is
+// then decommitted (inaccessible). span_source::give_back then releases
+// the span; concurrent_list's retire_bin ignores the result, so there a
+// retired bin's chunk pages would stay inaccessible (open: not handled).
+inline bool advise_dontneed(void* p, std::size_t bytes) noexcept {
+  if (win32::virtual_free(p, bytes, win32::mem_decommit) == 0) return false;
+  return win32::virtual_alloc(p, bytes, win32::mem_commit, win32::page_readwrite) != nullptr;
+}
+
+inline void* reserve_range(std::size_t bytes) {
+  void* p = win32::virtual_alloc(nullptr, bytes, win32::mem_reserve, win32::page_noaccess);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+// Committed pages count against the commit limit at once (not on first
+// touch, as under Linux's overcommit); they are zero, taken on first touch.
+inline bool commit_range(void* p, std::size_t bytes) noexcept {
+  return win32::virtual_alloc(p, bytes, win32::mem_commit, win32::page_readwrite) != nullptr;
+}
+inline void decommit_range(void* p, std::size_t bytes) noexcept { win32::virtual_free(p, bytes, win32::mem_decommit); }
+inline void populate_range(void*, std::size_t) noexcept {}
+inline void release_range(void* p, std::size_t) noexcept { win32::virtual_free(p, 0, win32::mem_release); }
+
+// FlushProcessWriteBuffers (Vista and later) runs a full barrier on every
+// CPU that runs a thread of this process: what membarrier_all promises.
+// (Wine 8 implements it as a no-op: under wine biased locks run without
+// the revoker's barrier.)
+inline bool membarrier_register() noexcept { return true; }
+inline void membarrier_all() noexcept { win32::flush_process_write_buffers(); }
+
+// No fork() on Windows: nothing to register.
+inline bool at_fork(void (*)(), void (*)(), void (*)()) noexcept { return true; }
+
+// A fiber-local slot whose callback runs when the thread exits (FlsAlloc).
+template <void (*Exit)(void*)>
+bool at_thread_exit(void* arg) noexcept {
+  static const unsigned long index = win32::fls_alloc([](void* p) {
+    if (p != nullptr) Exit(p);
+  });
+  return index != win32::fls_out_of_indexes && win32::fls_set_value(index, arg) != 0;
+}
+
+#else
+// ---------------------------------------------------------------------------
+// POSIX
+// ---------------------------------------------------------------------------
+// munmap takes any page-aligned part of a mapping.
+inline constexpr bool can_unmap_part = true;
 
 // Effects: maps `bytes` of zeroed memory aligned to `align`, with no advice
 // on its page size (the caller gives it: advise_huge_pages).
@@ -194,6 +403,28 @@ inline void membarrier_all() noexcept {
 inline bool at_fork(void (*prepare)(), void (*parent)(), void (*child)()) noexcept {
   return ::pthread_atfork(prepare, parent, child) == 0;
 }
+
+// Effects: Exit(arg) runs when the calling thread exits (a pthread key's
+// destructor; under glibc after the thread's C++ thread_local destructors),
+// in place of the arg this thread registered before; arg null: nothing
+// runs (at_thread_exit<Exit>(nullptr) only creates the key). Exit must not
+// read thread_locals: their storage may be gone (tls_is_emulated).
+// Returns: false if the system refused (no key left, no memory).
+template <void (*Exit)(void*)>
+bool at_thread_exit(void* arg) noexcept {
+  struct thread_key {
+    bool made;
+    pthread_key_t key;
+  };
+  static const thread_key k = [] {
+    thread_key r{};
+    r.made = ::pthread_key_create(&r.key, [](void* p) { Exit(p); }) == 0;
+    return r;
+  }();
+  return k.made && ::pthread_setspecific(k.key, arg) == 0;
+}
+
+#endif
 
 // Returns: the process's one object made by make(storage), a placement new
 // into static storage, on the first call (T: what make returns a pointer

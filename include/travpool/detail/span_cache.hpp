@@ -13,6 +13,7 @@
 // Invariants (under the cache's mutex; span_source: per pool):
 //   bytes() = sum of the cached spans' sizes <= limit(),  count <= max_spans
 //   every cached span is mapped, span-aligned, MADV_FREE'd, in no pool
+//                (without can_unmap_part: a mapping of its own)
 //   span_source: [next_, end_) is mapped, never handed out, untouched;
 //                end_ - next_ <= batch_ * span_,  batch_ <= max_batch
 #pragma once
@@ -158,6 +159,14 @@ inline span_cache& span_cache_at_start = span_cache::instance();
 // for writing, which stalls the page faults of every other thread that
 // fills a bin. Unused spans are address space only: no page is touched.
 // A span taken from here is returned with give_back or unmap.
+// Where a mapping can only be released whole (Windows: VirtualFree's
+// MEM_RELEASE takes a reservation's base; can_unmap_part in platform.hpp),
+// every batch is one span, its own mapping, so that each span can go back
+// to the OS, the span cache or this source on its own. The alternative,
+// batches whose spans are decommitted instead of released, would keep
+// every batch's address space until its last span went, and need a count
+// per batch. The cost: a system call or three (platform.hpp: map_aligned)
+// per bin instead of per batch.
 // Spans of 2 MiB multiples are advised huge or small as huge_page_choice
 // decides when they are handed out (a batch is advised as a whole, and
 // again from the span handed out on when the choice changes); under the
@@ -165,7 +174,7 @@ inline span_cache& span_cache_at_start = span_cache::instance();
 // fresh small one is populated, by the caller (first_touch) or here.
 class span_source {
  public:
-  static constexpr std::size_t max_batch = 64;
+  static constexpr std::size_t max_batch = can_unmap_part ? 64 : 1;
   static constexpr std::size_t max_batch_bytes = std::size_t{256} << 20;
 
   span_source() = default;

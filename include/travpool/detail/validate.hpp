@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <cinttypes>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -120,8 +121,10 @@ std::size_t describe_leaks(const Core& core, std::size_t element_bytes, std::str
   using traits = layout_traits<Ops>;
   for (const bin_base* b = core.first(); !b->is_root() && shown < 8; b = b->next_) {
     for (std::uint32_t i = traits::first_assigned(*b); i != b->last() && shown < 8; i = traits::next_assigned(*b, i)) {
+      // 0x and lowercase hex, as glibc's %p and std::ostream print a
+      // pointer (the Windows C runtime's %p has neither).
       char address[32];
-      std::snprintf(address, sizeof address, "%p", Ops::payload(*b, i));
+      std::snprintf(address, sizeof address, "0x%" PRIxPTR, reinterpret_cast<std::uintptr_t>(Ops::payload(*b, i)));
       text += (shown++ == 0 ? ": " : ", ");
       text += address;
     }

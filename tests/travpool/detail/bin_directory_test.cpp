@@ -7,8 +7,6 @@
 #include <new>
 #include <vector>
 
-#include <sys/mman.h>
-
 #include <catch2/catch.hpp>
 
 #include <travpool/detail/bin_directory.hpp>
@@ -155,8 +153,10 @@ TEST_CASE("a span across a leaf boundary (4 GiB of address space) is mapped in b
   const std::size_t leaf_span = std::size_t{1} << (dir::granule_shift + dir::leaf_bits);
   REQUIRE(leaf_span == std::size_t{4} << 30);
   const std::size_t reserve = 2 * leaf_span;
-  void* r = ::mmap(nullptr, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (r == MAP_FAILED) {
+  void* r = nullptr;
+  try {
+    r = td::reserve_range(reserve);
+  } catch (const std::bad_alloc&) {
     WARN("skipped: cannot reserve 8 GiB of address space");
     return;
   }
@@ -168,5 +168,5 @@ TEST_CASE("a span across a leaf boundary (4 GiB of address space) is mapped in b
   CHECK(dir::find(base + 2 * granule, owner_a) == nullptr);
   dir::erase(base, 2 * granule);
   for (const void* p : probes(base, 2 * granule)) REQUIRE(dir::find(p, owner_a) == nullptr);
-  ::munmap(r, reserve);
+  td::release_range(r, reserve);
 }

@@ -1,6 +1,6 @@
 // The reserved columns of a column pool (detail/column_storage.hpp) without
 // a pool: what commit and decommit make writable, asked of the kernel
-// through /proc/self/maps (Linux only; elsewhere the test is skipped).
+// through /proc/self/maps (Linux; on Windows VirtualQuery; elsewhere the test is skipped).
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -9,6 +9,13 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#if defined(_WIN32)
+#ifndef NOMINMAX
+#define NOMINMAX  // not <windows.h>'s min and max macros: std::min and std::max
+#endif
+#include <windows.h>
+#endif
 
 #include <catch2/catch.hpp>
 
@@ -22,12 +29,40 @@ using addr = std::uintptr_t;
 constexpr addr huge = td::huge_page_bytes;
 
 // Returns: the mapping of /proc/self/maps that holds a: {start, end, perms},
-// or {0, 0, ""} if none (or no /proc).
+// or {0, 0, ""} if none (or no /proc). On Windows: VirtualQuery's region
+// (pages of one reservation with the same state), perms "rw-p" if
+// committed read-write, else "---p".
 struct mapping {
   addr start = 0, end = 0;
   std::string perms;
 };
 mapping mapping_of(addr a) {
+#if defined(_WIN32)
+  // VirtualQuery's region starts at the page asked about: walk the
+  // reservation's regions from its base, merging runs of one kind.
+  MEMORY_BASIC_INFORMATION info{};
+  if (::VirtualQuery(reinterpret_cast<const void*>(a), &info, sizeof info) != sizeof info) return {};
+  const auto kind = [](const MEMORY_BASIC_INFORMATION& i) {
+    return i.State == MEM_COMMIT && i.Protect == PAGE_READWRITE ? "rw-p" : "---p";
+  };
+  const std::string perms = kind(info);
+  addr start = reinterpret_cast<addr>(info.AllocationBase), end = 0;
+  for (addr p = start;;) {
+    MEMORY_BASIC_INFORMATION r{};
+    if (::VirtualQuery(reinterpret_cast<const void*>(p), &r, sizeof r) != sizeof r ||
+        r.AllocationBase != info.AllocationBase)
+      break;
+    const addr next = reinterpret_cast<addr>(r.BaseAddress) + r.RegionSize;
+    if (kind(r) != perms) {
+      if (p > a) break;  // the run holding a ends here
+      start = next;      // a run of the other kind, before a
+    } else if (next > a) {
+      end = next;  // the region holding a, or one of the same kind after it
+    }
+    p = next;
+  }
+  return {start, end, perms};
+#endif
   std::ifstream maps("/proc/self/maps");
   std::string line;
   while (std::getline(maps, line)) {

@@ -3,6 +3,8 @@
 // the advice that spans and column blocks get (read back from the kernel's
 // VmFlags in /proc/self/smaps: hg = MADV_HUGEPAGE, nh = MADV_NOHUGEPAGE),
 // and the automatic policy's measurements. No test asserts a time.
+#if !defined(_WIN32)
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -284,3 +286,11 @@ TEST_CASE("the policy setter and the environment variable take only the three po
   travpool::set_huge_page_policy(huge_pages::never);
   CHECK(travpool::huge_page_policy() == huge_pages::never);
 }
+
+#else  // Windows: needs /proc/self/smaps, mincore(2) and fork(); skipped with a visible message.
+#include <catch2/catch.hpp>
+
+TEST_CASE("huge_pages_test: skipped on Windows", "[huge_pages]") {
+  WARN("skipped: needs /proc/self/smaps, mincore(2) and fork()");
+}
+#endif

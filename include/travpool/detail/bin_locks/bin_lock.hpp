@@ -43,6 +43,7 @@
 #include "../../config.hpp"
 #include "../../usage_error.hpp"
 #include "../platform.hpp"
+#include "remembered_bins.hpp"
 
 namespace travpool::detail {
 
@@ -75,10 +76,12 @@ inline std::uint32_t thread_number() noexcept {
 // bins), so waiting spins, then yields.
 class spin_lock {
  public:
-  bool try_lock() noexcept {
+  bool try_lock() noexcept { return try_lock_as(thread_number()); }
+  // As try_lock, for the calling thread, whose thread_number is `me` (its
+  // exit, which reads no thread_local).
+  bool try_lock_as(std::uint32_t me) noexcept {
     std::uint32_t expected = 0;
-    return owner_.compare_exchange_strong(expected, thread_number(), std::memory_order_acquire,
-                                          std::memory_order_relaxed);
+    return owner_.compare_exchange_strong(expected, me, std::memory_order_acquire, std::memory_order_relaxed);
   }
   // Throws: usage_error if the calling thread holds this lock already.
   void lock() {
@@ -236,41 +239,65 @@ class section_records {
 // held in the child).
 inline section_records& section_records_at_start = section_records::instance();
 
-// The calling thread's record, if it holds one. Constant-initialised and
-// trivially destructible: the fast paths read it without a TLS guard.
-struct thread_section_record {
-  static constexpr std::uint32_t none = ~std::uint32_t{0};  // never a bias
-  section_record* record = nullptr;
-  std::uint32_t index = none;
-  // No record will be taken: the thread is exiting (it gave its record
-  // back), or none could be had (the thread is never biased).
-  bool closed = false;
-};
-inline thread_section_record& this_thread_record() noexcept {
-  thread_local thread_section_record r;
-  return r;
+// The calling thread's record, if it holds one (its thread_state, which
+// thread_claims.hpp gives back at thread exit). Read by the fast paths
+// without a TLS guard.
+inline thread_section_record& this_thread_record() noexcept { return current_thread_state()->record; }
+
+// The exit of the thread whose state is p (platform.hpp: at_thread_exit):
+// gives up its claims and biases (release_claims, if it scanned), then its
+// section record, then frees the state. Reads no thread_local: their
+// storage may be gone by now (platform.hpp: tls_is_emulated), and the
+// thread's number and record are in the state. Where thread_local storage
+// is native, it then points the thread back at idle_thread_state, so that
+// code running after it on this thread (a later pthread key destructor
+// that uses a pool) starts afresh and arms again; under emutls that storage
+// is already gone, and a later access reads its initial value,
+// &idle_thread_state.
+inline void exit_thread_state(void* p) noexcept {
+  auto* state = static_cast<thread_state*>(p);
+  if (state->release_claims != nullptr) state->release_claims(*state);
+  const thread_section_record& r = state->record;
+  // A section left open (the thread exits from inside one, std::exit in a
+  // ~T) keeps its slot: the record is kept from other threads, and a
+  // revoker of that bin waits, as it would for the open section.
+  if (r.record != nullptr && r.record->depth == 0) section_records::instance().release(r.index);
+  if constexpr (!tls_is_emulated) {
+    thread_state*& current = current_thread_state();
+    if (current == state) current = &idle_thread_state;
+  }
+  delete state;
 }
 
-// Gives the calling thread's record back when the thread exits.
-struct section_record_keeper {
-  section_record_keeper() noexcept = default;
-  section_record_keeper(const section_record_keeper&) = delete;
-  section_record_keeper& operator=(const section_record_keeper&) = delete;
-  ~section_record_keeper() {
-    thread_section_record& r = this_thread_record();
-    // A section left open (the thread exits from inside one, std::exit in
-    // a ~T) keeps its slot: the record is kept from other threads, and a
-    // revoker of that bin waits, as it would for the open section.
-    if (r.record != nullptr && r.record->depth == 0) section_records::instance().release(r.index);
-    r = {nullptr, thread_section_record::none, true};
+// Returns: the calling thread's own state, made the first time (its exit
+// armed: exit_thread_state); nullptr if none could be made (out of memory,
+// or the system refused the exit hook).
+[[gnu::noinline]] inline thread_state* own_thread_state() noexcept {
+  thread_state*& current = current_thread_state();
+  if (current != &idle_thread_state) return current;
+  auto* state = new (std::nothrow) thread_state{};
+  if (state == nullptr) return nullptr;
+  state->number = thread_number();
+  if (!at_thread_exit<&exit_thread_state>(state)) {
+    delete state;
+    return nullptr;
   }
-};
+  return current = state;
+}
+
+// Initialised before main(), as section_records_at_start is: a fork() must
+// not catch another thread inside the first call (the creation of the
+// thread-exit key; this registers nothing).
+inline const bool thread_exit_known_at_start = at_thread_exit<&exit_thread_state>(nullptr);
 
 // Returns: the calling thread's record index, taking a record (given back
-// at thread exit) the first time; thread_section_record::none once the
-// thread is exiting or if no record could be had (it is then never biased).
+// at thread exit, with the thread's state) the first time;
+// thread_section_record::none if no record could be had (it is then never
+// biased).
 [[gnu::noinline]] inline std::uint32_t take_section_record() noexcept {
-  thread_section_record& r = this_thread_record();
+  thread_state* const state = own_thread_state();
+  if (state == nullptr) return thread_section_record::none;  // idle_thread_state is never written
+  thread_section_record& r = state->record;
   if (r.record != nullptr || r.closed) return r.index;
   section_records& table = section_records::instance();
   const std::uint32_t index = table.acquire(thread_number());
@@ -278,8 +305,6 @@ struct section_record_keeper {
     r.closed = true;  // not again under every settle()
     return thread_section_record::none;
   }
-  thread_local section_record_keeper keeper;  // constructed once, before r is set
-  (void)keeper;
   r.record = &table.at(index);
   r.index = index;
   return index;
@@ -319,9 +344,14 @@ inline std::uint32_t section_record_index() noexcept {
 // tens of thousands of operations, and otherwise runs on the mutex.
 class bin_lock {
  public:
-  bool try_lock() noexcept {
-    if (inside_section() || !word_.try_lock()) return false;
-    if (revoke()) return true;
+  bool try_lock() noexcept { return !inside_section() && try_lock_as(thread_number(), this_thread_record()); }
+  // As try_lock, for the calling thread, whose thread_number is `me` and
+  // whose record is `t`, without its check of the section stack (a
+  // thread_local): the caller checks t.record->holds(this) instead. Used
+  // by the thread's exit, which reads no thread_local.
+  bool try_lock_as(std::uint32_t me, const thread_section_record& t) noexcept {
+    if (!word_.try_lock_as(me)) return false;
+    if (revoke(t)) return true;
     word_.unlock();  // a re-entrant call from inside this thread's own section
     return false;
   }
@@ -330,7 +360,7 @@ class bin_lock {
   void lock() {
     if (inside_section()) spin_lock::throw_reentrant();
     word_.lock();
-    if (!revoke()) {
+    if (!revoke(this_thread_record())) {
       word_.unlock();
       spin_lock::throw_reentrant();
     }
@@ -397,8 +427,9 @@ class bin_lock {
     const std::uint32_t bias = bias_.load(std::memory_order_relaxed);
     return bias == 0 ? 0 : section_records::instance().holder_of(bias);
   }
-  // Returns: whether the bin is biased to the calling thread.
-  bool biased_to_caller() const noexcept { return bias_.load(std::memory_order_relaxed) == this_thread_record().index; }
+  // Returns: whether the bin is biased to section record `index` (the
+  // calling thread's own: this_thread_record().index).
+  bool biased_to_record(std::uint32_t index) const noexcept { return bias_.load(std::memory_order_relaxed) == index; }
 
   // Returns: whether the calling thread may change the bin now: it holds
   // the mutex, or is inside the bin's biased section as recorded by a
@@ -429,13 +460,12 @@ class bin_lock {
     return r.depth < section_record::depth_max;
   }
 
-  // Requires: the mutex. Effects: revokes a bias to another thread.
-  // Returns: false if the bias is the caller's own and the caller is inside
-  // its section (re-entrance), else true.
-  bool revoke() noexcept {
+  // Requires: the mutex; t is the calling thread's record. Effects: revokes
+  // a bias to another thread. Returns: false if the bias is the caller's
+  // own and the caller is inside its section (re-entrance), else true.
+  bool revoke(const thread_section_record& t) noexcept {
     const std::uint32_t owner = bias_.load(std::memory_order_relaxed);
     if (owner == 0) return true;
-    const thread_section_record& t = this_thread_record();
     if (owner == t.index) return !t.record->holds(this);
     bias_.store(0, std::memory_order_relaxed);
     heavy_barrier();

@@ -225,19 +225,21 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
         b->lock_.unlock();
       }
     }
-    return take_scan(slot, failed);
+    return take_scan(failed);
   }
 
   // Scans the other bins with try_lock under the shared list lock, starting
   // after the remembered one, for a bin with room that no other thread
   // claims; else appends a bin. The bin found is claimed.
-  taken take_scan(remembered_bin& slot, std::uint32_t failed) {
+  taken take_scan(std::uint32_t failed) {
     std::uint32_t scanned = 0;
     const std::uint32_t me = thread_number();
     // Before this thread claims a bin of this pool: the pool is enrolled,
     // and the thread releases its claims when it exits.
     if (!enrolled_.load(std::memory_order_relaxed)) enroll();
     thread_claims::arm();
+    // After arm(): the thread's own table (before, it may read the idle one).
+    remembered_bin& slot = remembered_for(this->id());
     // The slot is another pool's (a pool whose id maps to the same slot):
     // give that pool's bin up rather than leave it claimed by nobody who
     // remembers it.

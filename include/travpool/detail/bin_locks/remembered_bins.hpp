@@ -1,12 +1,15 @@
-// travpool/detail/bin_locks/remembered_bins.hpp: the table of a thread's
-// remembered bins, one slot per pool (sync::bin_locks; the paper's
-// "thread-local bin"). concurrent_bins.hpp fills it, thread_claims.hpp
-// empties it when the thread exits.
+// travpool/detail/bin_locks/remembered_bins.hpp: a thread's state under
+// sync::bin_locks: the table of its remembered bins, one slot per pool (the
+// paper's "thread-local bin"), and its section record (bin_lock.hpp).
+// concurrent_bins.hpp fills the table, thread_claims.hpp empties it when
+// the thread exits.
 //
 // Invariant (t = the thread, id = a pool's identity, never reused):
 //   slot = {id, b, h}  =>  b is a bin of pool id that t claimed
 //                          (b->claim_ = t unless given up); h is null or a
 //                          bin of pool id (a hint: take() checks its bias)
+//   current_thread_state() = &idle_thread_state  =>  t has no slot and no
+//                          record (it never scanned, or it exited)
 #pragma once
 
 #include <cstddef>
@@ -15,6 +18,7 @@
 namespace travpool::detail {
 
 struct bin_base;
+struct section_record;
 
 // A thread's remembered bin for one pool. Keyed by the pool's id, which is
 // never reused, so an entry of a destroyed pool is never followed, whatever
@@ -31,14 +35,47 @@ struct remembered_bin {
 };
 inline constexpr std::size_t remembered_slots = 16;
 
-struct alignas(64) remembered_table {  // one per thread, on its own lines
-  remembered_bin slots[remembered_slots];
+// A thread's section record (bin_lock.hpp), if it holds one.
+struct thread_section_record {
+  static constexpr std::uint32_t none = ~std::uint32_t{0};  // never a bias
+  section_record* record = nullptr;
+  std::uint32_t index = none;
+  // No record will be taken: none could be had (the thread is never
+  // biased).
+  bool closed = false;
 };
 
-inline remembered_bin& remembered_slot(std::size_t k) noexcept {
-  thread_local remembered_table table;
-  return table.slots[k];
+// Everything of a thread that its exit gives back, in one block of the
+// heap rather than in thread_local storage: the runtime may free a
+// thread_local's storage before the code that runs at thread exit (mingw-w64's
+// emutls frees every thread_local of a thread before its C++ thread_local
+// destructors and, in an unspecified order, among its pthread key
+// destructors), so the exit (thread_claims::exit) reads only this block,
+// which it is handed (platform.hpp: at_thread_exit), and never a
+// thread_local. A thread gets its block when it first scans or takes a
+// section record (bin_lock.hpp: own_thread_state).
+struct alignas(64) thread_state {  // one per thread, on its own lines
+  remembered_bin slots[remembered_slots];
+  thread_section_record record;
+  std::uint32_t number = 0;  // the thread's thread_number()
+  // Set once the thread has scanned (thread_claims::arm): at exit, gives up
+  // the claims and biases of the slots, before the record goes.
+  void (*release_claims)(thread_state&) noexcept = nullptr;
+};
+
+// The state of every thread that has none of its own: never written (no
+// slot matches a pool id, and no record is taken for it).
+inline constinit thread_state idle_thread_state{};
+
+// Returns: the calling thread's state (&idle_thread_state until its first
+// scan). Constant-initialised and trivially destructible: the fast paths
+// read it without a TLS guard, and nothing at thread exit depends on it.
+inline thread_state*& current_thread_state() noexcept {
+  thread_local thread_state* current = &idle_thread_state;
+  return current;
 }
+
+inline remembered_bin& remembered_slot(std::size_t k) noexcept { return current_thread_state()->slots[k]; }
 inline remembered_bin& remembered_for(std::uint64_t pool_id) noexcept {
   return remembered_slot(pool_id % remembered_slots);
 }

@@ -59,32 +59,35 @@ class claim_registry {
     if (at != ids_.end() && *at == id) ids_.erase(at);
   }
 
+  // Requires: `me` and `t` are the calling thread's thread_number and
+  // section record (passed in: the thread's exit reads no thread_local).
   // Effects: if pool `slot.pool_id` is live, gives up the calling thread's
   // claim on `slot.bin` and its biases on `slot.bin` and `slot.hot`.
   // Returns: false if the bin's lock was busy (nothing done; try again).
   // Gives up (true) if the calling thread is inside the bin's biased section.
-  bool release_claim(const remembered_bin& slot) noexcept {
-    const std::uint32_t me = thread_number();
+  bool release_claim(const remembered_bin& slot, std::uint32_t me, const thread_section_record& t) noexcept {
     std::lock_guard<std::mutex> g(mutex_);
     if (!std::binary_search(ids_.begin(), ids_.end(), slot.pool_id)) return true;
     // Both bins are mapped: their pool is live.
-    return give_up(slot.hot, me, false) && give_up(slot.bin, me, true);
+    return give_up(slot.hot, me, t, false) && give_up(slot.bin, me, t, true);
   }
 
  private:
   // Requires: the registry's mutex, b mapped or nullptr. Effects: if b is
   // biased to (or, with `claimed`, claimed by) the calling thread `me`,
-  // drops that bias (and claim) under b's lock. Returns: false if the lock
-  // was busy. A bias or claim that is not ours now will not become ours
-  // (only this thread makes a bin its own), so another thread's is never
-  // revoked; under the lock ours stays ours until we drop it.
-  static bool give_up(bin_base* b, std::uint32_t me, bool claimed) noexcept {
-    if (b == nullptr || b->lock_.inside_section()) return true;
+  // whose record is t, drops that bias (and claim) under b's lock. Returns:
+  // false if the lock was busy. A bias or claim that is not ours now will
+  // not become ours (only this thread makes a bin its own), so another
+  // thread's is never revoked; under the lock ours stays ours until we drop
+  // it. Inside b's biased section (its lock is in a slot of our record:
+  // what bin_lock::inside_section says, read from the record), nothing.
+  static bool give_up(bin_base* b, std::uint32_t me, const thread_section_record& t, bool claimed) noexcept {
+    if (b == nullptr || (t.record != nullptr && t.record->holds(&b->lock_))) return true;
     const auto mine = [&] {
-      return claimed ? b->claim_.load(std::memory_order_relaxed) == me : b->lock_.biased_to_caller();
+      return claimed ? b->claim_.load(std::memory_order_relaxed) == me : b->lock_.biased_to_record(t.index);
     };
     if (!mine()) return true;
-    if (!b->lock_.try_lock()) return false;
+    if (!b->lock_.try_lock_as(me, t)) return false;
     if (mine()) {
       b->lock_.unbias();
       if (claimed) b->claim_.store(0, std::memory_order_relaxed);
@@ -108,35 +111,52 @@ inline const bool biasing_known_at_start = biasing_enabled();
 // Gives up the calling thread's claim on a remembered bin, retrying while
 // the bin's lock is busy, at most `tries` times (the lock may be held by
 // this very thread, by a ~T that runs in that bin and creates elsewhere).
-inline void release_remembered(remembered_bin& slot, unsigned tries) noexcept {
+// `me`, `t`: the calling thread's thread_number and record.
+inline void release_remembered(remembered_bin& slot, unsigned tries, std::uint32_t me,
+                               const thread_section_record& t) noexcept {
   if (slot.pool_id == 0) return;
   for (unsigned step = 0; step < tries; ++step) {
-    if (claim_registry::instance().release_claim(slot)) break;
+    if (claim_registry::instance().release_claim(slot, me, t)) break;
     backoff(step);
   }
   slot = {};
 }
+// As above, for the calling thread while it runs (not at its exit).
+inline void release_remembered(remembered_bin& slot, unsigned tries) noexcept {
+  release_remembered(slot, tries, thread_number(), this_thread_record());
+}
 
-// Thread exit: releases the claims of the exiting thread's remembered
-// bins, in the pools still live, so that the next thread's scan reuses
-// those partly filled bins instead of mapping new ones. Armed by a thread's
-// first scan (the slow path), so the create and destroy fast paths touch
-// no thread_local with a destructor. A claim made after this ran (by the
-// destructor of a thread_local constructed before the thread's first scan)
-// stays until its pool is destroyed.
+// Thread exit: releases the claims and biases of the exiting thread's
+// remembered bins, in the pools still live, so that the next thread's scan
+// reuses those partly filled bins instead of mapping new ones (then
+// exit_thread_state, bin_lock.hpp, gives its section record back). A
+// thread's first scan (the slow path) arms it: the thread's state moves
+// from idle_thread_state to a thread_state of its own on the heap, which
+// at_thread_exit hands to the exit, so the create and destroy fast paths
+// touch no thread_local with a destructor, and the exit reads no
+// thread_local: it does not depend on the order in which the runtime runs
+// thread-exit code and frees thread_local storage (ELF TLS: C++
+// thread_local destructors, then pthread key destructors, storage freed
+// last; mingw-w64's emutls: storage freed among the pthread key
+// destructors, before the C++ thread_local destructors and the FLS
+// callbacks run). A claim made after the exit ran stays until its pool is
+// destroyed, unless the thread arms again (a pthread key set during key
+// destruction runs once more).
 struct thread_claims {
-  thread_claims() noexcept = default;
-  thread_claims(const thread_claims&) = delete;
-  thread_claims& operator=(const thread_claims&) = delete;
-  ~thread_claims() {
-    for (std::size_t k = 0; k < remembered_slots; ++k) release_remembered(remembered_slot(k), ~0u);
-  }
-  static void arm() noexcept {
-    // The section record first, so that it is given back after this
-    // releases the thread's biases (thread_locals die in reverse order).
+  // Effects: the thread's state is its own (made the first time), and its
+  // claims are released at exit; takes its section record if bins may be
+  // biased. Throws: std::bad_alloc (then no claim can be made).
+  static void arm() {
+    thread_state* const state = own_thread_state();
+    if (state == nullptr) throw std::bad_alloc();
+    state->release_claims = &thread_claims::release_all;
     if (biasing_enabled()) (void)section_record_index();
-    thread_local thread_claims armed;
-    (void)armed;
+  }
+
+  // Effects: at the exit of the thread whose state this is: gives up the
+  // claims and biases of its remembered bins.
+  static void release_all(thread_state& state) noexcept {
+    for (remembered_bin& slot : state.slots) release_remembered(slot, ~0u, state.number, state.record);
   }
 };
 

@@ -1,0 +1,118 @@
+// The platform layer (travpool/detail/platform.hpp) on its own: aligned
+// mappings, dropping pages, reservations, the thread-exit hook. On Windows
+// also: no travpool header includes <windows.h>, and travpool's own
+// declarations of kernel32 (platform.hpp, namespace win32) agree with the
+// SDK's and coexist with them in one translation unit (here travpool's
+// headers come first; span_cache_test.cpp includes <windows.h> first).
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+
+#include <travpool/allocator.hpp>
+#include <travpool/pool.hpp>
+
+#if defined(_WIN32)
+#if defined(_WINDOWS_) || defined(WINAPI) || defined(min) || defined(max)
+#error "a travpool header included <windows.h>"
+#endif
+#include <windows.h>
+
+#include <cstddef>  // offsetof
+namespace tw = travpool::detail::win32;
+static_assert(tw::mem_commit == MEM_COMMIT && tw::mem_reserve == MEM_RESERVE && tw::mem_decommit == MEM_DECOMMIT &&
+              tw::mem_release == MEM_RELEASE && tw::mem_reset == MEM_RESET);
+static_assert(tw::page_noaccess == PAGE_NOACCESS && tw::page_readwrite == PAGE_READWRITE);
+static_assert(tw::fls_out_of_indexes == FLS_OUT_OF_INDEXES);
+static_assert(sizeof(tw::system_info) == sizeof(SYSTEM_INFO));
+static_assert(offsetof(tw::system_info, page_size) == offsetof(SYSTEM_INFO, dwPageSize));
+static_assert(offsetof(tw::system_info, allocation_granularity) == offsetof(SYSTEM_INFO, dwAllocationGranularity));
+static_assert(offsetof(tw::system_info, processor_revision) == offsetof(SYSTEM_INFO, wProcessorRevision));
+#endif
+
+#include <catch2/catch.hpp>
+
+#include <travpool/detail/platform.hpp>
+
+namespace td = travpool::detail;
+
+namespace {
+bool all_zero(const std::byte* p, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (p[i] != std::byte{0}) return false;
+  return true;
+}
+}  // namespace
+
+TEST_CASE("platform: the page size is a power of two of at least 4 KiB", "[platform]") {
+  const std::size_t page = td::page_size();
+  CHECK(page >= td::min_page_size);
+  CHECK((page & (page - 1)) == 0);
+#if defined(_WIN32)
+  SYSTEM_INFO info;
+  ::GetSystemInfo(&info);
+  CHECK(page == info.dwPageSize);
+  CHECK(td::allocation_granularity() == info.dwAllocationGranularity);
+#endif
+}
+
+TEST_CASE("platform: map_aligned gives zeroed, aligned, writable memory", "[platform]") {
+  for (std::size_t align :
+       {std::size_t{64} << 10, std::size_t{256} << 10, std::size_t{2} << 20, std::size_t{8} << 20}) {
+    INFO("align " << align);
+    for (int k = 0; k < 8; ++k) {
+      auto* p = static_cast<std::byte*>(td::map_aligned(align));
+      REQUIRE(reinterpret_cast<std::uintptr_t>(p) % align == 0);
+      CHECK(all_zero(p, align));
+      std::memset(p, 0x5a, align);
+      td::unmap(p, align);
+    }
+  }
+}
+
+TEST_CASE("platform: advise_dontneed zeroes the range and leaves it usable, advise_free leaves it usable",
+          "[platform]") {
+  const std::size_t bytes = std::size_t{256} << 10;
+  auto* p = static_cast<std::byte*>(td::map_aligned(bytes, std::size_t{64} << 10));
+  std::memset(p, 1, bytes);
+  const std::size_t page = td::page_size();
+  REQUIRE(td::advise_dontneed(p + page, bytes - page));
+  CHECK(p[0] == std::byte{1});  // the page before the range keeps its bytes
+  CHECK(all_zero(p + page, bytes - page));
+  std::memset(p, 2, bytes);
+  (void)td::advise_free(p, bytes);  // may be refused (no MADV_FREE): then nothing changes
+  p[bytes - 1] = std::byte{3};      // still mapped and writable
+  CHECK(p[bytes - 1] == std::byte{3});
+  td::unmap(p, bytes);
+}
+
+TEST_CASE("platform: a reservation's parts are committed, dropped and committed again as zero", "[platform]") {
+  const std::size_t page = td::page_size(), bytes = 64 * page;
+  auto* r = static_cast<std::byte*>(td::reserve_range(bytes));
+  REQUIRE(td::commit_range(r + 4 * page, 8 * page));
+  std::memset(r + 4 * page, 7, 8 * page);
+  td::decommit_range(r + 4 * page, 4 * page);
+  CHECK(r[8 * page] == std::byte{7});  // the rest stays committed
+  REQUIRE(td::commit_range(r + 4 * page, 4 * page));
+  CHECK(all_zero(r + 4 * page, 4 * page));
+  td::release_range(r, bytes);
+}
+
+namespace {
+std::atomic<int> exits{0};
+void count_exit(void* p) noexcept {
+  if (p == &exits) exits.fetch_add(1);
+}
+}  // namespace
+
+TEST_CASE("platform: at_thread_exit runs the hook with its argument when the thread exits", "[platform]") {
+  const int before = exits.load();
+  bool registered = false;
+  std::thread([&] { registered = td::at_thread_exit<&count_exit>(&exits); }).join();
+  REQUIRE(registered);
+  CHECK(exits.load() == before + 1);
+  std::thread([&] { registered = td::at_thread_exit<&count_exit>(nullptr); }).join();  // nothing registered
+  CHECK(registered);
+  CHECK(exits.load() == before + 1);
+}
