@@ -83,12 +83,29 @@
 // shared algorithm out of line and pays a call and spills per operation).
 // TRAVPOOL_ALWAYS_INLINE_LAMBDA does the same for a lambda the fast path
 // passes down (written after its parameter list).
+// TRAVPOOL_NOINLINE keeps a slow path out of its caller's code,
+// TRAVPOOL_COLD also lays it out away from the hot code, and
+// TRAVPOOL_UNREACHABLE() tells the optimiser that a point is never reached
+// (C++23's std::unreachable). GCC and Clang spell them as attributes and a
+// builtin, MSVC as __declspec and __assume; other compilers get nothing.
 #if defined(__GNUC__)
 #define TRAVPOOL_ALWAYS_INLINE [[gnu::always_inline]] inline
 #define TRAVPOOL_ALWAYS_INLINE_LAMBDA __attribute__((always_inline))
+#define TRAVPOOL_NOINLINE [[gnu::noinline]]
+#define TRAVPOOL_COLD [[gnu::cold, gnu::noinline]]
+#define TRAVPOOL_UNREACHABLE() __builtin_unreachable()
+#elif defined(_MSC_VER)
+#define TRAVPOOL_ALWAYS_INLINE __forceinline
+#define TRAVPOOL_ALWAYS_INLINE_LAMBDA
+#define TRAVPOOL_NOINLINE __declspec(noinline)
+#define TRAVPOOL_COLD __declspec(noinline)
+#define TRAVPOOL_UNREACHABLE() __assume(0)
 #else
 #define TRAVPOOL_ALWAYS_INLINE inline
 #define TRAVPOOL_ALWAYS_INLINE_LAMBDA
+#define TRAVPOOL_NOINLINE
+#define TRAVPOOL_COLD
+#define TRAVPOOL_UNREACHABLE() ((void)0)
 #endif
 
 namespace travpool::detail {

@@ -35,6 +35,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "../config.hpp"
 #include "bin.hpp"
 #include "bin_algorithms.hpp"
 #include "bin_directory.hpp"
@@ -101,7 +102,7 @@ class bin_storage {
   // Throws: std::bad_alloc; then nothing is mapped.
   // Out of line (once per bin): inlined, it changed how GCC compiled the
   // create fast path that calls it.
-  [[gnu::noinline]] bin* make_bin() {
+  TRAVPOOL_NOINLINE bin* make_bin() {
     span_source::taken t;
     {
       std::lock_guard<spans_lock> g(spans_mutex_);

@@ -145,7 +145,7 @@ struct huge_page_choice {
     }
     // Out of line, as the rest of this slow path: inlined into make_bin,
     // it changed how GCC compiled the create fast path around it.
-    [[gnu::noinline, gnu::cold]] void act(void* p, std::size_t bytes) noexcept {
+    TRAVPOOL_COLD void act(void* p, std::size_t bytes) noexcept {
       if (action == sample) sample_first_touch(p);
       if (action == populate) populate_range(p, std::min(bytes, huge_page_bytes));
       action = none;

@@ -268,7 +268,7 @@ struct compact_layout {
     }
     prefetch_rule(b, j);
   }
-  [[gnu::noinline]] static void prefetch_rule(const bin_base& b, std::size_t j) noexcept {
+  TRAVPOOL_NOINLINE static void prefetch_rule(const bin_base& b, std::size_t j) noexcept {
     const std::uint64_t* w = bits(b);
     const std::size_t n = words(b.capacity_);
     if (j >= n) return;
@@ -289,7 +289,7 @@ struct compact_layout {
   }
   // Effects: the rule for blocks [first, last] (a bin entered at block
   // `first`, or the blocks a jump brought within reach), clipped to the bin.
-  [[gnu::noinline]] static void prefetch_range(const bin_base& b, std::size_t first, std::size_t last) noexcept {
+  TRAVPOOL_NOINLINE static void prefetch_range(const bin_base& b, std::size_t first, std::size_t last) noexcept {
     last = std::min(last, words(b.capacity_) - 1);
     for (std::size_t j = first; j <= last; ++j) prefetch_rule(b, j);
   }
@@ -339,7 +339,7 @@ struct compact_layout {
     const std::size_t k = static_cast<unsigned>(std::countr_zero(w));
 #endif
     std::byte* p = base + k * stride;
-    if (p == nullptr) __builtin_unreachable();  // lets `it != end()` fold away
+    if (p == nullptr) TRAVPOOL_UNREACHABLE();  // lets `it != end()` fold away
     return p;
   }
   // Requires: chunk i of b is assigned. Returns: the cursor at chunk i.
@@ -398,7 +398,7 @@ struct compact_layout {
     return c.ptr != nullptr;
   }
   // The rest of cursor_next: next_assigned's jump over a free run.
-  [[gnu::noinline]] static cursor cursor_next_slow(const bin_base& b, cursor c) noexcept {
+  TRAVPOOL_NOINLINE static cursor cursor_next_slow(const bin_base& b, cursor c) noexcept {
     const std::uint32_t i = next_assigned(b, cursor_index(b, c));
     if (i == b.last()) return cursor{};
     const auto from = static_cast<std::size_t>(c.word - bits(b));
@@ -443,7 +443,7 @@ struct compact_layout {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
-  [[gnu::noinline]] static cursor cursor_prev_slow(const bin_base& b, cursor c) noexcept {
+  TRAVPOOL_NOINLINE static cursor cursor_prev_slow(const bin_base& b, cursor c) noexcept {
     const std::uint32_t p = prev_assigned(b, cursor_index(b, c));
     return p == 0 ? cursor{} : cursor_at(b, p);
   }

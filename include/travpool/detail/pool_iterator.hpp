@@ -125,7 +125,7 @@ class pool_iterator {
   // end (begin(), erase, ranges over whole bins). (Static and by value, as
   // the other steps, so that a loop's iterator never has its address taken
   // and stays in registers.)
-  [[gnu::noinline]] static pool_iterator first_from(bin_base* b) noexcept {
+  TRAVPOOL_NOINLINE static pool_iterator first_from(bin_base* b) noexcept {
     b = b->next_nonempty();
     pool_iterator it;
     it.bin_ = b;
@@ -214,7 +214,7 @@ class pool_iterator {
   }
   // Hardened: first_from, for a step that enters another bin, which must
   // not be changing (no create or destroy under way in it).
-  [[gnu::noinline]] static pool_iterator first_quiescent_from(bin_base* b) {
+  TRAVPOOL_NOINLINE static pool_iterator first_quiescent_from(bin_base* b) {
     const pool_iterator it = first_from(b);
     if (!it.bin_->is_root() && changing(*it.bin_)) throw_racing("incrementing");
     return it;
@@ -230,7 +230,7 @@ class pool_iterator {
 
   // Returns: whether bin a (!= b) comes before bin b in their list, the
   // root (end) coming last.
-  [[gnu::noinline]] static bool bin_before(const bin_base* a, const bin_base* b) noexcept {
+  TRAVPOOL_NOINLINE static bool bin_before(const bin_base* a, const bin_base* b) noexcept {
     if (a->is_root()) return false;
     if (b->is_root()) return true;
     for (const bin_base* x = a->next_; !x->is_root(); x = x->next_)
@@ -239,7 +239,7 @@ class pool_iterator {
   }
 
   // Returns: the last element of the last non-empty bin from `b` back, or end.
-  [[gnu::noinline]] static pool_iterator last_from(bin_base* b) noexcept {
+  TRAVPOOL_NOINLINE static pool_iterator last_from(bin_base* b) noexcept {
     b = b->prev_nonempty();
     pool_iterator it;
     it.bin_ = b;

@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <iterator>
 
+#include "../config.hpp"
 #include "../handle.hpp"
 #include "bin.hpp"
 #include "bin_algorithms.hpp"
@@ -267,12 +268,12 @@ class handle_iterator {
     return static_cast<std::uint32_t>(word_ - slot_ops::bits(*bin_)) * 64 +
            static_cast<std::uint32_t>(std::countr_zero(bits_));
   }
-  [[gnu::noinline]] static handle_iterator next_slow(handle_iterator it) noexcept {
+  TRAVPOOL_NOINLINE static handle_iterator next_slow(handle_iterator it) noexcept {
     const std::uint32_t i = slot_traits::next_assigned(*it.bin_, it.chunk());
     if (i != it.bin_->last()) return at(it.bin_, i);
     return first_from(it.bin_->next_);
   }
-  [[gnu::noinline]] static handle_iterator prev_slow(handle_iterator it) noexcept {
+  TRAVPOOL_NOINLINE static handle_iterator prev_slow(handle_iterator it) noexcept {
     if (it.bits_ != 0) {
       const std::uint32_t i = slot_traits::prev_assigned(*it.bin_, it.chunk());
       if (i != 0) return at(it.bin_, i);

@@ -249,7 +249,7 @@ class span_source {
   // Effects: advises the fresh span p (just handed out) as the page policy
   // says. Returns: what to do with it next. Out of line: see
   // first_touch::act.
-  [[gnu::noinline]] huge_page_choice::first_touch advise_fresh(void* p, std::size_t span) noexcept {
+  TRAVPOOL_NOINLINE huge_page_choice::first_touch advise_fresh(void* p, std::size_t span) noexcept {
     const huge_page_choice::span_advice a = huge_page_choice::for_fresh_span();
     if (a.sample && a.huge != huge_) {
       advise_huge_pages(p, span, a.huge);  // a resample: this span only

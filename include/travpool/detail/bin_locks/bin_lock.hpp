@@ -272,7 +272,7 @@ inline void exit_thread_state(void* p) noexcept {
 // Returns: the calling thread's own state, made the first time (its exit
 // armed: exit_thread_state); nullptr if none could be made (out of memory,
 // or the system refused the exit hook).
-[[gnu::noinline]] inline thread_state* own_thread_state() noexcept {
+TRAVPOOL_NOINLINE inline thread_state* own_thread_state() noexcept {
   thread_state*& current = current_thread_state();
   if (current != &idle_thread_state) return current;
   auto* state = new (std::nothrow) thread_state{};
@@ -294,7 +294,7 @@ inline const bool thread_exit_known_at_start = at_thread_exit<&exit_thread_state
 // at thread exit, with the thread's state) the first time;
 // thread_section_record::none if no record could be had (it is then never
 // biased).
-[[gnu::noinline]] inline std::uint32_t take_section_record() noexcept {
+TRAVPOOL_NOINLINE inline std::uint32_t take_section_record() noexcept {
   thread_state* const state = own_thread_state();
   if (state == nullptr) return thread_section_record::none;  // idle_thread_state is never written
   thread_section_record& r = state->record;
@@ -455,7 +455,7 @@ class bin_lock {
   // Returns: whether a section of this bin may open inside the sections
   // recorded in r: false past depth_max (the caller takes the mutex).
   // Throws: usage_error if r is inside this bin's section already.
-  [[gnu::cold, gnu::noinline]] bool may_nest(const section_record& r) const {
+  TRAVPOOL_COLD bool may_nest(const section_record& r) const {
     if (r.holds(this)) spin_lock::throw_reentrant();
     return r.depth < section_record::depth_max;
   }

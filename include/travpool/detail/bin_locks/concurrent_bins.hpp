@@ -43,6 +43,7 @@
 #include <shared_mutex>
 #include <utility>
 
+#include "../../config.hpp"
 #include "../acquire_local.hpp"
 #include "../bin.hpp"
 #include "bin_lock.hpp"
@@ -200,7 +201,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
   // The remembered bin is not biased to this thread, or is full. If the
   // thread still claims it, create there under its lock (and count towards
   // biasing it again); else leave it and scan.
-  [[gnu::noinline]] taken take_locked(remembered_bin& slot) {
+  TRAVPOOL_NOINLINE taken take_locked(remembered_bin& slot) {
     std::uint32_t failed = 0;
     const std::uint32_t me = thread_number();
     if (slot.pool_id == this->id()) {

@@ -36,6 +36,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "../../config.hpp"
 #include "../bin.hpp"
 #include "../platform.hpp"
 #include "bin_lock.hpp"
@@ -174,7 +175,7 @@ class concurrent_bin_list : public Storage {
     if constexpr (Tracked) end_counted_change(b, m);
   }
 
-  [[gnu::noinline]] void enroll() {
+  TRAVPOOL_NOINLINE void enroll() {
     claim_registry::instance().enroll(this->id());
     enrolled_.store(true, std::memory_order_relaxed);
   }
