@@ -42,8 +42,8 @@
 //                               handlers that keep         fork() on Windows
 //                               process-wide mutexes usable in a child
 //   at_thread_exit<f>(arg)      f(arg) when the calling    an FlsAlloc callback
-//                               thread exits (a pthread
-//                               key's destructor)
+//                               thread exits (a
+//                               thread_local's destructor)
 //   tls_is_emulated             whether thread_local storage may be gone
 //                               when thread-exit code runs (GCC's emutls)
 //   fork_safe_instance<&T::m>(make)   a never-destroyed process-wide
@@ -404,24 +404,32 @@ inline bool at_fork(void (*prepare)(), void (*parent)(), void (*child)()) noexce
   return ::pthread_atfork(prepare, parent, child) == 0;
 }
 
-// Effects: Exit(arg) runs when the calling thread exits (a pthread key's
-// destructor; under glibc after the thread's C++ thread_local destructors),
-// in place of the arg this thread registered before; arg null: nothing
-// runs (at_thread_exit<Exit>(nullptr) only creates the key). Exit must not
-// read thread_locals: their storage may be gone (tls_is_emulated).
-// Returns: false if the system refused (no key left, no memory).
+// Effects: Exit(arg) runs when the calling thread exits, in place of the
+// arg this thread registered before; arg null: nothing runs. The hook is a
+// thread_local object's destructor (registered, as every thread_local
+// destructor, through __cxa_thread_atexit, which also keeps a shared
+// library that registered one loaded until the thread exits), made on the
+// thread's first call: it runs before the destructors of the thread_locals
+// made before that call, after those of the ones made later.
+// Returns: false once the hook has run (a thread_local destructor that
+// runs after it asks again): nothing will run.
 template <void (*Exit)(void*)>
 bool at_thread_exit(void* arg) noexcept {
-  struct thread_key {
-    bool made;
-    pthread_key_t key;
+  static thread_local bool ran = false;  // trivially destructible: readable until the thread ends
+  struct hook {
+    void* arg = nullptr;
+    hook() = default;
+    hook(const hook&) = delete;
+    hook& operator=(const hook&) = delete;
+    ~hook() {
+      ran = true;
+      if (arg != nullptr) Exit(std::exchange(arg, nullptr));
+    }
   };
-  static const thread_key k = [] {
-    thread_key r{};
-    r.made = ::pthread_key_create(&r.key, [](void* p) { Exit(p); }) == 0;
-    return r;
-  }();
-  return k.made && ::pthread_setspecific(k.key, arg) == 0;
+  if (ran) return false;
+  static thread_local hook h;
+  h.arg = arg;
+  return true;
 }
 
 #endif

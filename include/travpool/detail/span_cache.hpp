@@ -238,7 +238,11 @@ class span_source {
   void give_back(void* p, std::size_t span) noexcept {
     if (span_cache::instance().put(p, span)) return;
     auto* b = static_cast<std::byte*>(p);
-    if (span == span_ && b + span == next_ && advise_dontneed(p, span)) {
+    // Where a mapping is released whole (can_unmap_part false: every batch
+    // is one span), only a span that is its source's whole batch goes back
+    // on top: a second, adjacent one would be another reservation, which
+    // release() could not free with the first.
+    if (span == span_ && b + span == next_ && (can_unmap_part || next_ == end_) && advise_dontneed(p, span)) {
       if (span % huge_page_bytes == 0) advise_huge_pages(p, span, huge_);
       next_ = b;
     } else {

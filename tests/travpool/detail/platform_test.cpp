@@ -116,3 +116,28 @@ TEST_CASE("platform: at_thread_exit runs the hook with its argument when the thr
   CHECK(registered);
   CHECK(exits.load() == before + 1);
 }
+
+#if !defined(_WIN32)
+namespace {
+// Made before the thread's first at_thread_exit, so destroyed after its hook.
+struct late_registration {
+  bool* registered = nullptr;
+  ~late_registration() {
+    if (registered != nullptr) *registered = td::at_thread_exit<&count_exit>(&exits);
+  }
+};
+}  // namespace
+
+TEST_CASE("platform: at_thread_exit refuses a hook asked for after the thread's hook ran", "[platform]") {
+  const int before = exits.load();
+  bool first = false, late = true;
+  std::thread([&] {
+    thread_local late_registration made_first;
+    made_first.registered = &late;
+    first = td::at_thread_exit<&count_exit>(&exits);
+  }).join();
+  CHECK(first);
+  CHECK_FALSE(late);                  // nothing would run it
+  CHECK(exits.load() == before + 1);  // the first ran, once
+}
+#endif

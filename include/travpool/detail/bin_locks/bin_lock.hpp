@@ -248,12 +248,14 @@ inline thread_section_record& this_thread_record() noexcept { return current_thr
 // gives up its claims and biases (release_claims, if it scanned), then its
 // section record, then frees the state. Reads no thread_local: their
 // storage may be gone by now (platform.hpp: tls_is_emulated), and the
-// thread's number and record are in the state. Where thread_local storage
-// is native, it then points the thread back at idle_thread_state, so that
-// code running after it on this thread (a later pthread key destructor
-// that uses a pool) starts afresh and arms again; under emutls that storage
-// is already gone, and a later access reads its initial value,
-// &idle_thread_state.
+// thread's number and record are in the state. It then points the thread
+// back at idle_thread_state, so that code running after it on this thread
+// (a later thread_local destructor that uses a pool) never reaches the
+// freed state: it starts afresh, and its state is never released (the
+// hook has run). Under emutls that pointer's storage may be gone already;
+// writing it then makes emutls allocate it again (a few bytes, not freed),
+// which is better than leaving it pointing at the freed state where
+// emutls's storage outlives the hook (threads not made by winpthreads).
 inline void exit_thread_state(void* p) noexcept {
   auto* state = static_cast<thread_state*>(p);
   if (state->release_claims != nullptr) state->release_claims(*state);
@@ -262,32 +264,30 @@ inline void exit_thread_state(void* p) noexcept {
   // ~T) keeps its slot: the record is kept from other threads, and a
   // revoker of that bin waits, as it would for the open section.
   if (r.record != nullptr && r.record->depth == 0) section_records::instance().release(r.index);
-  if constexpr (!tls_is_emulated) {
-    thread_state*& current = current_thread_state();
-    if (current == state) current = &idle_thread_state;
-  }
+  thread_state*& current = current_thread_state();
+  if (current == state) current = &idle_thread_state;
   delete state;
 }
 
 // Returns: the calling thread's own state, made the first time (its exit
-// armed: exit_thread_state); nullptr if none could be made (out of memory,
-// or the system refused the exit hook).
+// armed: exit_thread_state); nullptr if none could be made (out of
+// memory). If the exit hook cannot be had (it has run already, or the
+// system has no fiber-local slot left), the state is kept without it: the
+// thread's claims and record then stay until its pools are destroyed, and
+// the state is never freed.
 TRAVPOOL_NOINLINE inline thread_state* own_thread_state() noexcept {
   thread_state*& current = current_thread_state();
   if (current != &idle_thread_state) return current;
   auto* state = new (std::nothrow) thread_state{};
   if (state == nullptr) return nullptr;
   state->number = thread_number();
-  if (!at_thread_exit<&exit_thread_state>(state)) {
-    delete state;
-    return nullptr;
-  }
+  (void)at_thread_exit<&exit_thread_state>(state);
   return current = state;
 }
 
 // Initialised before main(), as section_records_at_start is: a fork() must
-// not catch another thread inside the first call (the creation of the
-// thread-exit key; this registers nothing).
+// not catch another thread inside the first call (on Windows the
+// allocation of the fiber-local slot; this registers nothing).
 inline const bool thread_exit_known_at_start = at_thread_exit<&exit_thread_state>(nullptr);
 
 // Returns: the calling thread's record index, taking a record (given back
@@ -427,6 +427,8 @@ class bin_lock {
     const std::uint32_t bias = bias_.load(std::memory_order_relaxed);
     return bias == 0 ? 0 : section_records::instance().holder_of(bias);
   }
+  // Returns: whether thread `me` (a thread_number) holds the mutex.
+  bool held_by(std::uint32_t me) const noexcept { return word_.held_by(me); }
   // Returns: whether the bin is biased to section record `index` (the
   // calling thread's own: this_thread_record().index).
   bool biased_to_record(std::uint32_t index) const noexcept { return bias_.load(std::memory_order_relaxed) == index; }

@@ -82,7 +82,10 @@ class claim_registry {
   // it. Inside b's biased section (its lock is in a slot of our record:
   // what bin_lock::inside_section says, read from the record), nothing.
   static bool give_up(bin_base* b, std::uint32_t me, const thread_section_record& t, bool claimed) noexcept {
-    if (b == nullptr || (t.record != nullptr && t.record->holds(&b->lock_))) return true;
+    // Inside b's biased section, or holding its mutex (the thread exits
+    // from a ~T that runs under the lock: std::exit): nothing can be done,
+    // and waiting for the lock would wait forever.
+    if (b == nullptr || (t.record != nullptr && t.record->holds(&b->lock_)) || b->lock_.held_by(me)) return true;
     const auto mine = [&] {
       return claimed ? b->claim_.load(std::memory_order_relaxed) == me : b->lock_.biased_to_record(t.index);
     };
@@ -135,13 +138,14 @@ inline void release_remembered(remembered_bin& slot, unsigned tries) noexcept {
 // at_thread_exit hands to the exit, so the create and destroy fast paths
 // touch no thread_local with a destructor, and the exit reads no
 // thread_local: it does not depend on the order in which the runtime runs
-// thread-exit code and frees thread_local storage (ELF TLS: C++
-// thread_local destructors, then pthread key destructors, storage freed
-// last; mingw-w64's emutls: storage freed among the pthread key
-// destructors, before the C++ thread_local destructors and the FLS
-// callbacks run). A claim made after the exit ran stays until its pool is
-// destroyed, unless the thread arms again (a pthread key set during key
-// destruction runs once more).
+// thread-exit code and frees thread_local storage (ELF TLS: thread_local
+// destructors in reverse order of construction, storage freed last;
+// mingw-w64's emutls: storage freed among the pthread key destructors,
+// before the C++ thread_local destructors and the FLS callbacks run). On
+// POSIX the exit is a thread_local's destructor made at the first scan
+// (platform.hpp), so claims made by the destructors of thread_locals made
+// later are released; a claim made after the exit ran (by a thread_local
+// made before the first scan) stays until its pool is destroyed.
 struct thread_claims {
   // Effects: the thread's state is its own (made the first time), and its
   // claims are released at exit; takes its section record if bins may be
