@@ -140,3 +140,25 @@ TEST_CASE("a pool moved to another thread's keeping keeps releasing exiting thre
   CHECK(a.size() == 30);
   REQUIRE_NOTHROW(a.validate());
 }
+
+TEST_CASE("a thread that exits once the process is exiting gives nothing back and waits for no lock",
+          "[concurrent][thread-exit]") {
+  namespace td = travpool::detail;
+  travpool::concurrent_pool<item24> pool;
+  std::thread([&] { (void)pool.create(item24{1, 2, 3}); }).join();
+  std::thread([&] { (void)pool.create(item24{4, 5, 6}); }).join();
+  REQUIRE(pool.bin_count() == 1);  // the first thread's exit gave its bin up
+  // As after static destruction began: the next exit keeps its claim (and
+  // so the thread after it starts a bin of its own) and its state.
+  td::thread_state* const kept_before = td::kept_thread_states.load();
+  td::process_exiting.store(true);
+  std::thread([&] { (void)pool.create(item24{7, 8, 9}); }).join();
+  td::process_exiting.store(false);
+  td::thread_state* const kept = td::kept_thread_states.load();
+  CHECK(kept != kept_before);
+  CHECK((kept != nullptr && kept->next_kept == kept_before));
+  std::thread([&] { (void)pool.create(item24{10, 11, 12}); }).join();
+  CHECK(pool.bin_count() == 2);
+  CHECK(pool.size() == 4);
+  REQUIRE_NOTHROW(pool.validate());
+}

@@ -256,8 +256,32 @@ inline thread_section_record& this_thread_record() noexcept { return current_thr
 // writing it then makes emutls allocate it again (a few bytes, not freed),
 // which is better than leaving it pointing at the freed state where
 // emutls's storage outlives the hook (threads not made by winpthreads).
+// Set when the process's static objects are destroyed: exit() has begun.
+// On Windows ExitProcess then ends every other thread wherever it is (in a
+// mutex, or holding a bin's lock) before the exiting thread's fiber-local
+// callbacks run, so an exit that took those locks could wait forever. From
+// then on a thread's exit gives nothing back: the process is ending. Its
+// state is kept on kept_thread_states, a list from a global, so that leak
+// checkers see it reachable.
+inline std::atomic<bool> process_exiting{false};
+struct process_exit_marker {
+  process_exit_marker() = default;
+  process_exit_marker(const process_exit_marker&) = delete;
+  process_exit_marker& operator=(const process_exit_marker&) = delete;
+  ~process_exit_marker() { process_exiting.store(true, std::memory_order_relaxed); }
+};
+inline process_exit_marker process_exit_marked_at_start;
+inline std::atomic<thread_state*> kept_thread_states{nullptr};
+
 inline void exit_thread_state(void* p) noexcept {
   auto* state = static_cast<thread_state*>(p);
+  if (process_exiting.load(std::memory_order_relaxed)) {
+    state->next_kept = kept_thread_states.load(std::memory_order_relaxed);
+    while (!kept_thread_states.compare_exchange_weak(state->next_kept, state, std::memory_order_release,
+                                                     std::memory_order_relaxed)) {
+    }
+    return;
+  }
   if (state->release_claims != nullptr) state->release_claims(*state);
   const thread_section_record& r = state->record;
   // A section left open (the thread exits from inside one, std::exit in a

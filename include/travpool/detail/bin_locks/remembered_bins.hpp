@@ -61,6 +61,7 @@ struct alignas(64) thread_state {  // one per thread, on its own lines
   // Set once the thread has scanned (thread_claims::arm): at exit, gives up
   // the claims and biases of the slots, before the record goes.
   void (*release_claims)(thread_state&) noexcept = nullptr;
+  thread_state* next_kept = nullptr;  // kept_thread_states (bin_lock.hpp)
 };
 
 // The state of every thread that has none of its own: never written (no
