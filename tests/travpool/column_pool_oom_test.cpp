@@ -7,6 +7,8 @@
 //   add_column throw std::bad_alloc and change nothing, also when reserve's
 //   column blocks were committed and its bin is refused.
 // Skipped under ASan/TSan, which reserve terabytes of shadow address space.
+// Labelled host_kernel (tests/CMakeLists.txt): under qemu-user the limits apply
+// to the emulator.
 #if !defined(_WIN32)
 
 #include <sys/resource.h>

@@ -2,6 +2,8 @@
 // std::bad_alloc and the pool stays valid and usable (issue 17). Run in a
 // forked child whose address space is limited with setrlimit(RLIMIT_AS).
 // Skipped under ASan/TSan, which reserve terabytes of shadow address space.
+// Labelled host_kernel (tests/CMakeLists.txt): under qemu-user the limit applies
+// to the emulator.
 #if !defined(_WIN32)
 
 #include <sys/resource.h>

@@ -2,7 +2,9 @@
 // decision from measured fault costs, the environment variable, the setter,
 // the advice that spans and column blocks get (read back from the kernel's
 // VmFlags in /proc/self/smaps: hg = MADV_HUGEPAGE, nh = MADV_NOHUGEPAGE),
-// and the automatic policy's measurements. No test asserts a time.
+// and the automatic policy's measurements. No test asserts a time. The
+// cases that read the kernel's state back (smaps, mincore) or re-execute
+// /proc/self/exe are tagged [host_kernel]: qemu-user shows the emulator's.
 #if !defined(_WIN32)
 
 #include <cstdint>
@@ -112,7 +114,7 @@ TEST_CASE("huge pages: env child", "[.huge_pages_env_child]") {
   std::_Exit(10 + static_cast<int>(travpool::huge_page_policy()));
 }
 
-TEST_CASE("TRAVPOOL_HUGE_PAGES chooses the policy of a process", "[huge_pages]") {
+TEST_CASE("TRAVPOOL_HUGE_PAGES chooses the policy of a process", "[huge_pages][host_kernel]") {
   for (const auto& [value, expected] : std::vector<std::pair<const char*, huge_pages>>{
            {"never", huge_pages::never}, {"always", huge_pages::always}, {"auto", huge_pages::automatic}}) {
     const pid_t pid = ::fork();
@@ -129,7 +131,7 @@ TEST_CASE("TRAVPOOL_HUGE_PAGES chooses the policy of a process", "[huge_pages]")
   }
 }
 
-TEST_CASE("set_huge_page_policy overrides and advises fresh spans accordingly", "[huge_pages]") {
+TEST_CASE("set_huge_page_policy overrides and advises fresh spans accordingly", "[huge_pages][host_kernel]") {
   policy_guard guard;
   travpool::set_span_cache_limit(0);  // every bin is a fresh span
   for (const huge_pages p : {huge_pages::never, huge_pages::always, huge_pages::never}) {
@@ -156,7 +158,7 @@ TEST_CASE("set_huge_page_policy overrides and advises fresh spans accordingly", 
   CHECK(travpool::set_huge_page_policy(huge_pages::automatic) == huge_pages::never);
 }
 
-TEST_CASE("a policy change advises the rest of a span batch", "[huge_pages]") {
+TEST_CASE("a policy change advises the rest of a span batch", "[huge_pages][host_kernel]") {
   policy_guard guard;
   travpool::set_span_cache_limit(0);
   travpool::set_huge_page_policy(huge_pages::always);
@@ -229,7 +231,7 @@ TEST_CASE("the automatic policy times fresh spans and decides from both kinds of
   CHECK_FALSE(choice::for_fresh_span().sample);
 }
 
-TEST_CASE("column blocks are advised as the policy says when committed", "[huge_pages]") {
+TEST_CASE("column blocks are advised as the policy says when committed", "[huge_pages][host_kernel]") {
   policy_guard guard;
   for (const huge_pages p : {huge_pages::never, huge_pages::always}) {
     travpool::set_huge_page_policy(p);
@@ -245,7 +247,7 @@ TEST_CASE("column blocks are advised as the policy says when committed", "[huge_
 }
 
 TEST_CASE("a fresh bin span is populated on 4 KiB pages chosen by the automatic policy, not under never",
-          "[huge_pages]") {
+          "[huge_pages][host_kernel]") {
   policy_guard guard;
   travpool::set_span_cache_limit(0);
   // cap 0: the default bin capacity
