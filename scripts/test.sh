@@ -32,6 +32,16 @@ stage "1/9 Release build and tests"
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs"
 ctest --preset release -j "$jobs"
+# The CGAL tests are built only where CGAL is found: fail rather than skip them unnoticed.
+count_tests() {
+  local n
+  n=$(ctest "$@" -N | sed -n 's/^Total Tests: //p')
+  echo "${n:-0}"
+}
+if (($(count_tests --preset release -R '^cgal: ') == 0)); then
+  echo "test.sh: build/release has no mesh_cgal_test cases (CGAL not found, or TRAVPOOL_CGAL_TESTS off)" >&2
+  exit 1
+fi
 
 if ((quick)); then
   stage_done
@@ -81,5 +91,9 @@ cmake --install build/release --prefix "$prefix" >/dev/null
 cmake -S tests/consumer -B build/consumer -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build build/consumer -j "$jobs"
 ctest --test-dir build/consumer --output-on-failure
+if (($(count_tests --test-dir build/consumer -R '^consumer_cgal$') == 0)); then
+  echo "test.sh: tests/consumer has no consumer_cgal test (CGAL not found by the consumer)" >&2
+  exit 1
+fi
 stage_done
 echo "all test stages passed in $SECONDS s"

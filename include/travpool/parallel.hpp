@@ -11,7 +11,7 @@
 // parallel_for_each does this, with each part's for_each (the pool's bulk
 // sweep) as the inner loop: one part per thread, parts balanced by live
 // counts (partition(k)). With OpenMP enabled (-fopenmp, CMake
-// OpenMP::OpenMP_CXX) the parts run in an OpenMP parallel loop; without it,
+// travpool::openmp) the parts run in an OpenMP parallel loop; without it,
 // on threads of its own (the calling thread runs the first part), so it is
 // parallel either way and travpool itself requires no OpenMP.
 //

@@ -1,5 +1,6 @@
-// Builds against the installed travpool::mesh: once with neither TBB nor
-// OpenMP (consumer_mesh), once with travpool::mesh_tbb and OpenMP
+// Builds against the installed travpool::mesh four ways: with neither TBB
+// nor OpenMP (consumer_mesh), with travpool::mesh_tbb (consumer_mesh_tbb),
+// with travpool::openmp (consumer_mesh_openmp), with both
 // (consumer_mesh_parallel). Checks a mesh edit with handles held across a
 // deletion, normals in every mode this build has (equal to the serial
 // ones), that a missing mode is refused, and an OFF round trip whose
@@ -7,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -27,7 +29,9 @@ void check(bool ok, const char* what) {
 }
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  // Files are named after the program: its four builds may run at once (ctest -j).
+  const std::string self = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "consumer_mesh";
   // An open 8 x 8 grid in the plane z = 0, two triangles per square.
   const std::uint32_t n = 8;
   mesh::triangle_mesh m = grid_soup(n).build();
@@ -74,7 +78,7 @@ int main() {
   check(weight[held.front()] == 1.0, "a user property");
 
   // OFF round trip, and an error naming the line.
-  const std::string path = "consumer_mesh.off", bad = "consumer_bad.off";
+  const std::string path = self + ".off", bad = self + "_bad.off";
   mesh::write_mesh(m, path);
   const mesh::triangle_mesh again = mesh::read_mesh(path);
   check(again.face_count() == m.face_count() && again.vertex_count() == m.vertex_count(), "OFF round trip");
@@ -85,7 +89,7 @@ int main() {
   } catch (const std::exception& e) {
     message = e.what();
   }
-  check(message.find("consumer_bad.off:4") != std::string::npos, "a read error names the file and line");
+  check(message.find(bad + ":4") != std::string::npos, "a read error names the file and line");
   std::remove(path.c_str());
   std::remove(bad.c_str());
 

@@ -95,6 +95,12 @@ void require_valid(const Mesh& m) {
   REQUIRE(CGAL::is_triangle_mesh(m));
 }
 
+// Both meshes of a twin pass the same checks.
+void require_both_valid(const twin& t) {
+  require_valid(t.tm);
+  require_valid(t.sm);
+}
+
 void require_same_counts(const twin& t) {
   REQUIRE(t.tm.vertex_count() == t.sm.number_of_vertices());
   REQUIRE(t.tm.edge_count() == t.sm.number_of_edges());
@@ -334,7 +340,7 @@ TEST_CASE("cgal: Euler operations in lockstep with Surface_mesh, between edits o
       }
     }
     if (step % 100 == 99) {
-      require_valid(t.tm);
+      require_both_valid(t);
       REQUIRE_NOTHROW(t.tm.validate());
       require_same_counts(t);
     }
@@ -345,7 +351,7 @@ TEST_CASE("cgal: Euler operations in lockstep with Surface_mesh, between edits o
   CHECK(centers > 20);
   CHECK(native == 20);
   CHECK(border_ops > 20);
-  require_valid(t.tm);
+  require_both_valid(t);
   require_same_counts(t);
   REQUIRE(triangles_of(t.tm, tnum) == triangles_of(t.sm, snum));
   // Every boundary vertex's out() is a boundary halfedge again.
@@ -359,7 +365,7 @@ TEST_CASE("cgal: Polygon Mesh Processing on real meshes, against Surface_mesh", 
   const auto name = GENERATE(as<std::string>{}, "elephant", "blobby_3cc", "mech-holes-shark");
   INFO(name);
   twin t = make_twin(real_mesh(name));
-  require_valid(t.tm);
+  require_both_valid(t);
   require_same_counts(t);
   const std::size_t n = t.tv.size();
 
@@ -411,7 +417,7 @@ TEST_CASE("cgal: Polygon Mesh Processing on real meshes, against Surface_mesh", 
       REQUIRE(tf.size() == sf.size());
     }
     REQUIRE(CGAL::is_closed(t.tm));
-    require_valid(t.tm);
+    require_both_valid(t);
     require_same_counts(t);
     std::map<Vertex, std::size_t> tnumber;
     for (std::size_t i = 0; i < n; ++i) tnumber[t.tv[i]] = i;
@@ -430,7 +436,7 @@ TEST_CASE("cgal: Polygon Mesh Processing on real meshes, against Surface_mesh", 
                              PMP::parameters::number_of_iterations(2).edge_is_constrained_map(tc));
     PMP::isotropic_remeshing(faces(t.sm), target, t.sm,
                              PMP::parameters::number_of_iterations(2).edge_is_constrained_map(sc));
-    require_valid(t.tm);
+    require_both_valid(t);
     require_same_counts(t);
     REQUIRE(close(PMP::area(t.tm), PMP::area(t.sm), 1e-6));
     std::size_t tb = 0, sb = 0;

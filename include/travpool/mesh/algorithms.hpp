@@ -8,7 +8,7 @@
 // results equal the serial ones bit for bit.
 //
 // Neither OpenMP nor TBB is required. execution::openmp needs a build with
-// OpenMP (-fopenmp, CMake OpenMP::OpenMP_CXX: _OPENMP defined);
+// OpenMP (-fopenmp, the CMake target travpool::openmp: _OPENMP defined);
 // execution::tbb needs TRAVPOOL_MESH_TBB=1 and TBB linked (the CMake target
 // travpool::mesh_tbb gives both). Without them those modes throw
 // usage_error, rather than running serially unnoticed; available(how)
@@ -99,9 +99,10 @@ constexpr bool available(execution how) noexcept {
 template <class Handle, class F>
 void for_each_element(const element_range<Handle>& elements, execution how, F&& f) {
   if (!available(how))
-    throw usage_error(std::string("travpool::mesh: execution::") + to_string(how) +
-                      " is not in this build (OpenMP: compile with -fopenmp; TBB: define TRAVPOOL_MESH_TBB=1 and link "
-                      "TBB, as the CMake target travpool::mesh_tbb does)");
+    throw usage_error(
+        std::string("travpool::mesh: execution::") + to_string(how) +
+        " is not in this build (OpenMP: compile with -fopenmp, as the CMake target travpool::openmp does; "
+        "TBB: define TRAVPOOL_MESH_TBB=1 and link TBB, as the CMake target travpool::mesh_tbb does)");
   [[maybe_unused]] auto sweep_runs = [&](auto runs) {
     for (const auto s : runs)
       for (std::uint32_t h = s.first; h < s.last; ++h) f(Handle(h));
