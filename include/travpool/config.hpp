@@ -31,6 +31,12 @@
 //       live in an inline namespace named after this setting and OpenMP's
 //       (TRAVPOOL_MESH_BACKEND), as parallel_for_each does after OpenMP's
 //       (TRAVPOOL_PARALLEL_BACKEND, parallel.hpp).
+//   TRAVPOOL_PLATFORM_GENERIC_POSIX  default: 0. A test knob: 1 compiles
+//       the POSIX branch of detail/platform.hpp on Linux as for a POSIX
+//       system without Linux's extensions (macOS, the BSDs): no
+//       membarrier(2) (bin locks never biased), no THP advice, no
+//       MADV_POPULATE_WRITE, no MAP_NORESERVE. scripts/test.sh's libc++
+//       stage builds with it. Must be the same in every translation unit.
 //
 // Environment variables (read once, on first use)
 // -----------------------------------------------
@@ -45,7 +51,8 @@
 //
 // Internal macros: TRAVPOOL_ALWAYS_INLINE and TRAVPOOL_ALWAYS_INLINE_LAMBDA
 // (forced inlining of the create and destroy fast paths), TRAVPOOL_ABI_NAMESPACE, TRAVPOOL_MESH_BACKEND
-// and TRAVPOOL_PARALLEL_BACKEND (above).
+// and TRAVPOOL_PARALLEL_BACKEND (above), TRAVPOOL_LINUX_KERNEL (whether
+// detail/platform.hpp uses Linux's extensions).
 #pragma once
 
 #include <atomic>
@@ -76,6 +83,10 @@
 
 #ifndef TRAVPOOL_SPAN_CACHE_BYTES
 #define TRAVPOOL_SPAN_CACHE_BYTES (std::size_t{1} << 30)
+#endif
+
+#ifndef TRAVPOOL_PLATFORM_GENERIC_POSIX
+#define TRAVPOOL_PLATFORM_GENERIC_POSIX 0
 #endif
 
 // The create and destroy fast paths are inlined into their callers even in

@@ -64,7 +64,10 @@ inline huge_pages set_huge_page_policy(huge_pages p) noexcept {
 
 // Returns: whether memory mapped now takes huge pages under the current
 // policy: under huge_pages::automatic, whether the first touches of huge
-// pages measured so far were cheap enough (true until measured).
+// pages measured so far were cheap enough (true until measured); false
+// under every policy where the system cannot give travpool's spans huge
+// pages (no transparent huge pages, a system other than Linux, or a huge
+// page other than 2 MiB, as with 64 KiB base pages).
 inline bool huge_pages_in_use() noexcept { return detail::huge_page_choice::want_huge(); }
 
 }  // namespace travpool

@@ -39,7 +39,11 @@
 // they commit a block; they take no samples.
 //
 // Advice: huge -> MADV_HUGEPAGE, small -> MADV_NOHUGEPAGE (so `never` and
-// a "small" verdict hold even where THP is "always"). Only the advice for
+// a "small" verdict hold even where THP is "always"). Where the advice
+// cannot give a span huge pages (huge_page_advice_works(): no THP, a
+// system other than Linux, or a kernel whose huge page is not 2 MiB, as
+// with 64 KiB base pages) every policy advises small and times nothing, and
+// `automatic` populates as under a "small" verdict. Only the advice for
 // memory not yet touched changes; pages already faulted keep their size.
 // Under `automatic`, a fresh bin span on small pages has its first 2 MiB
 // populated when a pool takes it (first_touch::populate): it then holds
@@ -102,6 +106,7 @@ struct huge_page_choice {
 
   // Returns: whether memory mapped now should be advised huge.
   static bool want_huge() noexcept {
+    if (!huge_page_advice_works()) return false;
     switch (static_cast<huge_pages>(policy().load(std::memory_order_relaxed))) {
       case huge_pages::never:
         return false;
@@ -119,6 +124,7 @@ struct huge_page_choice {
     bool sample;
   };
   static span_advice for_fresh_span() noexcept {
+    if (!huge_page_advice_works()) return {false, false};
     const auto p = static_cast<huge_pages>(policy().load(std::memory_order_relaxed));
     if (p != huge_pages::automatic) return {p == huge_pages::always, false};
     state_t& s = state();

@@ -9,6 +9,9 @@
 //   advise_huge_pages(p, bytes, huge)   MADV_HUGEPAGE or   nothing
 //                               MADV_NOHUGEPAGE (the
 //                               choice: huge_pages.hpp)
+//   huge_page_advice_works()    Linux, and the kernel's    false
+//                               THP size is huge_page_bytes
+//                               (512 MiB with 64 KiB pages)
 //   populate_range(p, bytes)    fault the pages in now     nothing (faulted on
 //                               (MADV_POPULATE_WRITE)      first touch)
 //   unmap(p, bytes)             give it back (munmap;      VirtualFree MEM_RELEASE:
@@ -54,7 +57,11 @@
 // wine: scripts/cross_windows.sh). membarrier is Linux-only; on the other
 // POSIX systems membarrier_register() returns false and bin locks are never
 // biased. MADV_FREE is used where defined; elsewhere advise_free fails and
-// released spans are unmapped instead of cached.
+// released spans are unmapped instead of cached. Linux's extensions
+// (membarrier, THP advice, MADV_POPULATE_WRITE, MAP_NORESERVE) are used
+// where TRAVPOOL_LINUX_KERNEL is 1: on Linux, unless the test knob
+// TRAVPOOL_PLATFORM_GENERIC_POSIX=1 (config.hpp) compiles the POSIX branch
+// as for macOS and the BSDs (scripts/test.sh's libc++ stage).
 //
 // Windows: <windows.h> is not included (it would reach every user's
 // translation unit, with its macros). The few kernel32 functions are
@@ -74,11 +81,20 @@
 #include <type_traits>
 #include <utility>
 
+#include "../config.hpp"
+
+#if defined(__linux__) && !TRAVPOOL_PLATFORM_GENERIC_POSIX
+#define TRAVPOOL_LINUX_KERNEL 1
+#else
+#define TRAVPOOL_LINUX_KERNEL 0
+#endif
+
 #if defined(_WIN32)
 #if !defined(_WIN64) || !defined(__GNUC__)
 #error "travpool on Windows needs a 64-bit target and mingw-w64 (GCC or Clang)"
 #endif
 #elif defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -86,7 +102,7 @@
 #error "travpool needs a POSIX system with mmap (Linux, BSD or macOS) or 64-bit Windows"
 #endif
 
-#if defined(__linux__)
+#if TRAVPOOL_LINUX_KERNEL
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
 #endif
@@ -227,6 +243,7 @@ inline void* map_aligned(std::size_t span) { return map_aligned(span, span); }
 // No transparent huge pages (large pages need a privilege and are never
 // paged out): advice is a no-op.
 inline void advise_huge_pages(void*, std::size_t, bool) noexcept {}
+inline bool huge_page_advice_works() noexcept { return false; }
 
 // Requires: p as map_aligned returned it (the whole mapping goes).
 inline void unmap(void* p, std::size_t) noexcept { win32::virtual_free(p, 0, win32::mem_release); }
@@ -315,10 +332,36 @@ inline void* map_aligned(std::size_t span) { return map_aligned(span, span); }
 // Requires: p page-aligned, inside one mapping of this process.
 inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes,
                               [[maybe_unused]] bool huge) noexcept {
-#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+#if TRAVPOOL_LINUX_KERNEL && defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
   ::madvise(p, bytes, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 #endif
 }
+
+// Returns: whether advise_huge_pages can give huge pages to spans of
+// huge_page_bytes: THP advice is compiled in and the kernel's huge page
+// (/sys/kernel/mm/transparent_hugepage/hpage_pmd_size) is huge_page_bytes;
+// with 64 KiB base pages it is 512 MiB, larger than any span travpool asks
+// for. Read once; false where the file cannot be read (no THP).
+inline bool huge_page_advice_works() noexcept {
+  static const bool works = [] {
+#if TRAVPOOL_LINUX_KERNEL && defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+    const int fd = ::open("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    char text[32] = {};
+    const ::ssize_t n = ::read(fd, text, sizeof text - 1);
+    ::close(fd);
+    std::size_t bytes = 0;
+    for (::ssize_t i = 0; i < n && text[i] >= '0' && text[i] <= '9'; ++i)
+      bytes = bytes * 10 + static_cast<std::size_t>(text[i] - '0');
+    return bytes == huge_page_bytes;
+#else
+    return false;
+#endif
+  }();
+  return works;
+}
+// Read before main(), as page_size().
+inline const bool huge_page_advice_at_start = huge_page_advice_works();
 
 // Effects: returns [p, p + bytes), from map_aligned, to the system.
 inline void unmap(void* p, std::size_t bytes) noexcept { ::munmap(p, bytes); }
@@ -341,7 +384,7 @@ inline bool advise_dontneed(void* p, std::size_t bytes) noexcept { return ::madv
 // Throws: std::bad_alloc when the kernel refuses (RLIMIT_AS, no room).
 inline void* reserve_range(std::size_t bytes) {
   int flags = MAP_PRIVATE | MAP_ANONYMOUS;
-#ifdef MAP_NORESERVE
+#if TRAVPOOL_LINUX_KERNEL && defined(MAP_NORESERVE)
   flags |= MAP_NORESERVE;
 #endif
   void* p = ::mmap(nullptr, bytes, PROT_NONE, flags, -1, 0);
@@ -367,7 +410,7 @@ inline void decommit_range(void* p, std::size_t bytes) noexcept {
 // where it is refused (older kernels, no memory now) the pages are faulted
 // on first touch as usual. Requires: p page-aligned, readable and writable.
 inline void populate_range([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes) noexcept {
-#ifdef MADV_POPULATE_WRITE
+#if TRAVPOOL_LINUX_KERNEL && defined(MADV_POPULATE_WRITE)
   ::madvise(p, bytes, MADV_POPULATE_WRITE);
 #endif
 }
@@ -377,7 +420,7 @@ inline void release_range(void* p, std::size_t bytes) noexcept { ::munmap(p, byt
 
 // Returns: whether the process is registered for membarrier_all().
 inline bool membarrier_register() noexcept {
-#if defined(__linux__) && defined(SYS_membarrier)
+#if TRAVPOOL_LINUX_KERNEL && defined(SYS_membarrier)
   return ::syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 #else
   return false;
@@ -389,7 +432,7 @@ inline bool membarrier_register() noexcept {
 // barrier fails after registration succeeded (a seccomp filter installed
 // later, say): its callers cannot proceed safely without it.
 inline void membarrier_all() noexcept {
-#if defined(__linux__) && defined(SYS_membarrier)
+#if TRAVPOOL_LINUX_KERNEL && defined(SYS_membarrier)
   if (::syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) std::abort();
 #endif
 }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <thread>
 
 #include <travpool/allocator.hpp>
@@ -54,6 +55,18 @@ TEST_CASE("platform: the page size is a power of two of at least 4 KiB", "[platf
   ::GetSystemInfo(&info);
   CHECK(page == info.dwPageSize);
   CHECK(td::allocation_granularity() == info.dwAllocationGranularity);
+#endif
+}
+
+TEST_CASE("platform: huge page advice works where the kernel's transparent huge page is 2 MiB", "[platform]") {
+#if TRAVPOOL_LINUX_KERNEL
+  std::ifstream f("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+  std::size_t bytes = 0;  // stays 0 where the kernel has no THP
+  f >> bytes;
+  CAPTURE(bytes);
+  CHECK(td::huge_page_advice_works() == (bytes == td::huge_page_bytes));
+#else
+  CHECK_FALSE(td::huge_page_advice_works());  // no THP advice in this branch
 #endif
 }
 
