@@ -81,10 +81,11 @@ void bin_section(benchmark::State& state) {
   const std::uint32_t me = travpool::detail::thread_number();
   bias_to_me(h.lock, me);
   if (h.lock.biased_to() != me) state.SkipWithError("the bin lock did not bias");
+  const travpool::detail::thread_state& mine = *travpool::detail::current_thread_state();
   for (auto _ : state) {
-    if (h.lock.enter(me)) {
+    if (travpool::detail::section_record* r = h.lock.enter(mine)) {
       update(h);
-      h.lock.leave();
+      h.lock.leave(*r);
     } else {
       h.lock.lock();
       update(h);

@@ -483,11 +483,12 @@ TEST_CASE("re-entering a biased bin from inside its own section is usage_error",
     WARN("skipped: membarrier(2) unavailable or TRAVPOOL_BIASED_LOCKS=0");
     return;
   }
-  REQUIRE(lock.enter(me));
-  REQUIRE_THROWS_AS(lock.enter(me), travpool::usage_error);
+  travpool::detail::section_record* r = lock.enter();
+  REQUIRE(r != nullptr);
+  REQUIRE_THROWS_AS(lock.enter(), travpool::usage_error);
   REQUIRE_FALSE(lock.try_lock());
   REQUIRE_THROWS_AS(lock.lock(), travpool::usage_error);
-  lock.leave();
+  lock.leave(*r);
   REQUIRE(lock.try_lock());  // the owner itself: no revocation needed
   REQUIRE(lock.biased_to() == me);
   lock.unlock();
@@ -496,7 +497,7 @@ TEST_CASE("re-entering a biased bin from inside its own section is usage_error",
     REQUIRE(lock.biased_to() == 0);
     lock.unlock();
   }).join();
-  REQUIRE_FALSE(lock.enter(me));
+  REQUIRE(lock.enter() == nullptr);
 }
 
 // The bias changes hands while a former owner may still be between its two
@@ -561,7 +562,6 @@ TEST_CASE("a biased bin lock changing hands under preemption excludes every othe
         const itimerspec every{{0, 200'000}, {0, 200'000}};
         timer_settime(timer, 0, &every, nullptr);
       }
-      const std::uint32_t me = travpool::detail::thread_number();
       std::uint64_t mine = 0, through_bias = 0;
       for (int e; (e = epoch.load(std::memory_order_relaxed)) < epochs;)
         for (int k = 0; k < 64; ++k, ++mine) {
@@ -571,9 +571,9 @@ TEST_CASE("a biased bin lock changing hands under preemption excludes every othe
             ++g.counter;
             g.occupied.store(0, std::memory_order_relaxed);
           };
-          if (g.lock.enter(me)) {
+          if (travpool::detail::section_record* r = g.lock.enter()) {
             section();
-            g.lock.leave();
+            g.lock.leave(*r);
             ++through_bias;
           } else {
             std::lock_guard<travpool::detail::bin_lock> held(g.lock);
@@ -622,7 +622,6 @@ TEST_CASE("biased bin locks stay exclusive as section records pass to new thread
   struct walker {
     std::vector<guarded>& g;
     std::atomic<std::uint64_t>& overlaps;
-    std::uint32_t me = td::thread_number();
     std::uint64_t entered = 0, through_bias = 0, deep_biased = 0;
     void section(guarded& x) {
       if (x.occupied.exchange(1, std::memory_order_relaxed) != 0) overlaps.fetch_add(1);
@@ -634,11 +633,10 @@ TEST_CASE("biased bin locks stay exclusive as section records pass to new thread
       if (depth == 0) return;
       guarded& x = g[k];
       ++entered;
-      if (x.lock.enter(me)) {
-        const td::section_scope inside(x.lock);
+      if (td::section_record* r = x.lock.enter()) {
         section(x);
         nest(k + 1, depth - 1, level + 1);
-        x.lock.leave();
+        x.lock.leave(*r);
         ++through_bias;
         deep_biased += level > 1;
       } else {

@@ -122,20 +122,13 @@ inline void heavy_barrier() noexcept { membarrier_all(); }
 
 class bin_lock;
 
-// The biased sections the calling thread is inside (innermost first), kept
-// on the C++ stack by section_scope, so that a lock() from inside one of them
-// (a destructor run by destroy that touches its own bin) is caught even
-// while another thread is revoking the bias.
+// The bins the calling thread changes without their lock because its
+// caller promised a quiescent pool (quiescent_scope), innermost first, on
+// the C++ stack.
 struct section_frame {
   const bin_lock* lock;
   section_frame* prev;
 };
-inline section_frame*& section_top() noexcept {
-  thread_local section_frame* top = nullptr;
-  return top;
-}
-// The bins the calling thread changes without their lock because its
-// caller promised a quiescent pool (quiescent_scope), innermost first.
 inline section_frame*& quiescent_top() noexcept {
   thread_local section_frame* top = nullptr;
   return top;
@@ -345,9 +338,9 @@ inline std::uint32_t section_record_index() noexcept {
 //
 //   any thread      lock() / try_lock() / unlock(): the mutex. If the bin is
 //                   biased to another thread, the bias is revoked first.
-//   owning thread   enter(me) ... leave(): while the bin is biased to the
-//                   calling thread's section record, a critical section
-//                   entered and left with plain loads and stores.
+//   owning thread   r = enter(state) ... leave(*r): while the bin is biased
+//                   to the calling thread's section record r, a critical
+//                   section entered and left with plain loads and stores.
 //
 // Revocation is an asymmetric Dekker handshake (the use membarrier(2) was
 // made for). bias_ names the owner's section record. The owner loads
@@ -391,36 +384,37 @@ class bin_lock {
   }
   void unlock() noexcept { word_.unlock(); }
 
-  // Owner's entry. Returns: true if the bin is biased to `me` (the calling
-  // thread's number); the caller is then inside the section and must call
-  // leave(). false: the caller must take the mutex.
+  // Owner's entry; s is the calling thread's state (current_thread_state()).
+  // Returns: the thread's section record if the bin is biased to it; the
+  // caller is then inside the section and must call leave() with it.
+  // nullptr: the caller must take the mutex.
   // Throws: usage_error if the caller is inside this bin's section already
   // (a destructor that destroys an element of its own bin).
-  bool enter(std::uint32_t me) {
-    const thread_section_record& t = this_thread_record();
+  section_record* enter(const thread_state& s) {
     const std::uint32_t bias = bias_.load(std::memory_order_relaxed);
-    if (bias != t.index) return false;  // t.index is never 0, nor a bias without a record
-    section_record& r = *t.record;
+    if (bias != s.record.index) return nullptr;  // the index is never 0, nor a bias without a record
+    section_record& r = *s.record.record;
     const std::uint32_t d = r.depth;
     // Holding this bin's lock (a destructor run by a locked destroy or
     // clear), or inside its section (a destructor run in it): re-entrance.
     // Inside another bin's section: nest, up to depth_max.
-    if (word_.held_by(me)) spin_lock::throw_reentrant();
-    if (d != 0 && !may_nest(r)) return false;
+    if (word_.held_by(s.number)) spin_lock::throw_reentrant();
+    if (d != 0 && !may_nest(r)) return nullptr;
     // Release (a plain store on x86): a revoker of an earlier section in
     // this slot that reads this value still synchronises with that section.
     r.inside[d].store(this, std::memory_order_release);
     std::atomic_signal_fence(std::memory_order_seq_cst);  // the revoker's heavy_barrier() fences the CPU
     if (bias_.load(std::memory_order_relaxed) == bias) {
       r.depth = d + 1;
-      return true;
+      return &r;
     }
     r.inside[d].store(nullptr, std::memory_order_release);
-    return false;
+    return nullptr;
   }
-  // Requires: the innermost section the calling thread entered is this one.
-  void leave() noexcept {
-    section_record& r = *this_thread_record().record;
+  section_record* enter() { return enter(*current_thread_state()); }
+  // Requires: r is the calling thread's record, and the innermost section
+  // it entered is this one.
+  void leave(section_record& r) noexcept {
     const std::uint32_t d = --r.depth;
     r.inside[d].store(nullptr, std::memory_order_release);
   }
@@ -458,10 +452,10 @@ class bin_lock {
   bool biased_to_record(std::uint32_t index) const noexcept { return bias_.load(std::memory_order_relaxed) == index; }
 
   // Returns: whether the calling thread may change the bin now: it holds
-  // the mutex, or is inside the bin's biased section as recorded by a
-  // section_scope (bias_ alone cannot say: a revoker clears it while the
-  // owner is still inside, and waits for it to leave), or changes it under
-  // a quiescent_scope.
+  // the mutex, or is inside the bin's biased section as its record says
+  // (bias_ alone cannot say: a revoker clears it while the owner is still
+  // inside, and waits for it to leave), or changes it under a
+  // quiescent_scope.
   bool held_by_caller() const noexcept {
     if (word_.held_by(thread_number()) || inside_section()) return true;
     for (const section_frame* f = quiescent_top(); f != nullptr; f = f->prev)
@@ -470,11 +464,11 @@ class bin_lock {
   }
 
   // Returns: true if the calling thread is inside this bin's biased section
-  // (recorded by a section_scope).
+  // (a slot of its record holds this lock, from enter to leave, even while
+  // another thread revokes the bias and waits for it).
   bool inside_section() const noexcept {
-    for (const section_frame* f = section_top(); f != nullptr; f = f->prev)
-      if (f->lock == this) return true;
-    return false;
+    const thread_section_record& t = this_thread_record();
+    return t.record != nullptr && t.record->holds(this);
   }
 
  private:
@@ -533,18 +527,5 @@ class quiescent_scope {
   std::fprintf(stderr, "travpool: internal error: %s without holding the bin's lock\n", what);
   std::abort();
 }
-
-// Records, for the lifetime of the scope, that the calling thread is inside
-// the biased section of `lock` (used around code that runs destructors).
-class section_scope {
- public:
-  explicit section_scope(const bin_lock& lock) noexcept : frame_{&lock, section_top()} { section_top() = &frame_; }
-  ~section_scope() { section_top() = frame_.prev; }
-  section_scope(const section_scope&) = delete;
-  section_scope& operator=(const section_scope&) = delete;
-
- private:
-  section_frame frame_;
-};
 
 }  // namespace travpool::detail

@@ -80,31 +80,32 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
   // to this thread and has room; else the remembered bin's lock; else a
   // scan under the shared list lock, or a new bin under the exclusive one.
   TRAVPOOL_ALWAYS_INLINE taken take() {
-    remembered_bin& slot = remembered_for(this->id());
+    thread_state& state = *current_thread_state();
+    remembered_bin& slot = remembered_for(state, this->id());
     if (slot.pool_id == this->id()) {
       // The bin of this thread's last biased destroy first: its chunk is
       // the head of that bin's free list, and still in cache.
       if (bin* h = slot.hot; h != nullptr) {
-        if (h->lock_.enter(thread_number())) {
+        if (section_record* r = h->lock_.enter(state)) {
           if (!h->full()) {
-            const std::uint32_t i = take_in_section(*h);
-            h->lock_.leave();
+            const std::uint32_t i = take_chunk(*h);
+            h->lock_.leave(*r);
             return {h, i, false};
           }
-          h->lock_.leave();
+          h->lock_.leave(*r);
         }
         slot.hot = nullptr;
       }
       bin* b = slot.bin;
       // Biased to this thread: no locked instruction. (Retiring a bin
       // takes its lock, which revokes the bias.)
-      if (b->lock_.enter(thread_number())) {
+      if (section_record* r = b->lock_.enter(state)) {
         if (!b->full()) {
-          const std::uint32_t i = take_in_section(*b);
-          b->lock_.leave();
+          const std::uint32_t i = take_chunk(*b);
+          b->lock_.leave(*r);
           return {b, i, false};
         }
-        b->lock_.leave();
+        b->lock_.leave(*r);
       }
     }
     return take_locked(slot);
@@ -133,17 +134,18 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
   // usage_error.
   template <class F>
   TRAVPOOL_ALWAYS_INLINE decltype(auto) locked(bin& b, F&& f) {
-    const std::uint32_t me = thread_number();
-    if (b.lock_.enter(me)) {
+    thread_state& state = *current_thread_state();
+    if (section_record* r = b.lock_.enter(state)) {
       struct leave_on_exit {
         bin& b;
-        ~leave_on_exit() { b.lock_.leave(); }
-      } leave{b};
-      const section_scope inside(b.lock_);
-      remembered_bin& slot = remembered_for(this->id());
+        section_record& r;
+        ~leave_on_exit() { b.lock_.leave(r); }
+      } leave{b, *r};
+      remembered_bin& slot = remembered_for(state, this->id());
       if (slot.pool_id == this->id()) slot.hot = &b;
       return std::forward<F>(f)();
     }
+    const std::uint32_t me = thread_number();
     std::lock_guard<bin_lock> g(b.lock_);
     struct settle_on_exit {
       bin& b;
@@ -174,17 +176,6 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
   }
 
  private:
-  // take_chunk inside b's biased section, which the caller entered; under
-  // Checked recorded by a section_scope, as locked() records it, so that
-  // the lock contract check (begin_change) sees it.
-  TRAVPOOL_ALWAYS_INLINE std::uint32_t take_in_section(bin& b) noexcept {
-    if constexpr (Checked) {
-      const section_scope inside(b.lock_);
-      return take_chunk(b);
-    } else {
-      return take_chunk(b);
-    }
-  }
   TRAVPOOL_ALWAYS_INLINE std::uint32_t take_chunk(bin& b) noexcept {
     const std::uint16_t m = begin_change(b);
     const std::uint32_t i = algo::create(b);

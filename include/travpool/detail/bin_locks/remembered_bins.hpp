@@ -77,8 +77,12 @@ inline thread_state*& current_thread_state() noexcept {
 }
 
 inline remembered_bin& remembered_slot(std::size_t k) noexcept { return current_thread_state()->slots[k]; }
+// Returns: the slot of pool `pool_id` in state s (the calling thread's).
+inline remembered_bin& remembered_for(thread_state& s, std::uint64_t pool_id) noexcept {
+  return s.slots[pool_id % remembered_slots];
+}
 inline remembered_bin& remembered_for(std::uint64_t pool_id) noexcept {
-  return remembered_slot(pool_id % remembered_slots);
+  return remembered_for(*current_thread_state(), pool_id);
 }
 
 }  // namespace travpool::detail
