@@ -35,7 +35,8 @@
 //       the POSIX branch of detail/platform.hpp on Linux as for a POSIX
 //       system without Linux's extensions (macOS, the BSDs): no
 //       membarrier(2) (bin locks never biased), no THP advice, no
-//       MADV_POPULATE_WRITE, no MAP_NORESERVE. scripts/test.sh's libc++
+//       MADV_POPULATE_WRITE, no MAP_NORESERVE, and pages dropped by a
+//       fresh mapping rather than MADV_DONTNEED. scripts/test.sh's libc++
 //       stage builds with it. Must be the same in every translation unit.
 //
 // Environment variables (read once, on first use)

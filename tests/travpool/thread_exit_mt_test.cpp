@@ -162,3 +162,32 @@ TEST_CASE("a thread that exits once the process is exiting gives nothing back an
   CHECK(pool.size() == 4);
   REQUIRE_NOTHROW(pool.validate());
 }
+
+// std::exit in a ~T run inside a biased section runs the thread's exit
+// while the section is open: the exit keeps the record and the state, and
+// the state stays the thread's, so that a later destructor on the thread
+// that locks the bin gets usage_error instead of waiting for its own
+// section to end.
+TEST_CASE("a thread whose exit runs inside a biased section stays inside it", "[concurrent][thread-exit]") {
+  namespace td = travpool::detail;
+  std::thread([] {
+    td::bin_lock lock;
+    lock.lock();
+    lock.settle();  // no cooldown yet: biased at once (when biasing is on)
+    lock.unlock();
+    if (lock.biased_to() != td::thread_number()) {
+      WARN("skipped: membarrier(2) unavailable or TRAVPOOL_BIASED_LOCKS=0");
+      return;
+    }
+    td::section_record* r = lock.enter();
+    REQUIRE(r != nullptr);
+    td::thread_state* const state = td::current_thread_state();
+    REQUIRE(td::at_thread_exit<&td::exit_thread_state>(nullptr));  // the real exit: nothing more
+    td::exit_thread_state(state);                                  // as if std::exit ran here
+    CHECK(td::current_thread_state() == state);
+    CHECK(td::kept_thread_states.load() == state);
+    CHECK_THROWS_AS(lock.lock(), travpool::usage_error);
+    CHECK_FALSE(lock.try_lock());
+    lock.leave(*r);
+  }).join();
+}

@@ -22,7 +22,8 @@
 //                               reclaim the pages
 //   advise_dontneed(p, bytes)   MADV_DONTNEED: drop the    MEM_DECOMMIT, then
 //                               pages now (they read as    MEM_COMMIT again
-//                               zero afterwards)
+//                               zero afterwards; not Linux:
+//                               a fresh mapping over them)
 //   page_size()                 the system's page size,    GetSystemInfo's
 //                               read once (the granule of  dwPageSize (4 KiB)
 //                               the advice and protection
@@ -58,8 +59,8 @@
 // POSIX systems membarrier_register() returns false and bin locks are never
 // biased. MADV_FREE is used where defined; elsewhere advise_free fails and
 // released spans are unmapped instead of cached. Linux's extensions
-// (membarrier, THP advice, MADV_POPULATE_WRITE, MAP_NORESERVE) are used
-// where TRAVPOOL_LINUX_KERNEL is 1: on Linux, unless the test knob
+// (membarrier, THP advice, MADV_POPULATE_WRITE, MAP_NORESERVE, and
+// MADV_DONTNEED's zeroing) are used where TRAVPOOL_LINUX_KERNEL is 1: on Linux, unless the test knob
 // TRAVPOOL_PLATFORM_GENERIC_POSIX=1 (config.hpp) compiles the POSIX branch
 // as for macOS and the BSDs (scripts/test.sh's libc++ stage).
 //
@@ -338,15 +339,18 @@ inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::si
 }
 
 // Returns: whether advise_huge_pages can give huge pages to spans of
-// huge_page_bytes: THP advice is compiled in and the kernel's huge page
-// (/sys/kernel/mm/transparent_hugepage/hpage_pmd_size) is huge_page_bytes;
-// with 64 KiB base pages it is 512 MiB, larger than any span travpool asks
-// for. Read once; false where the file cannot be read (no THP).
+// huge_page_bytes: THP advice is compiled in, the base page is 4 KiB, and
+// the kernel's huge page (/sys/kernel/mm/transparent_hugepage/
+// hpage_pmd_size) is huge_page_bytes; with 16 or 64 KiB base pages it is
+// 32 or 512 MiB, larger than the spans travpool asks for. A kernel without
+// that file (before Linux 4.10) is taken at its 4 KiB page's 2 MiB if it
+// has THP at all (transparent_hugepage/enabled). Read once.
 inline bool huge_page_advice_works() noexcept {
   static const bool works = [] {
 #if TRAVPOOL_LINUX_KERNEL && defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+    if (page_size() != 4096) return false;
     const int fd = ::open("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
+    if (fd < 0) return ::access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0;
     char text[32] = {};
     const ::ssize_t n = ::read(fd, text, sizeof text - 1);
     ::close(fd);
@@ -375,8 +379,16 @@ inline bool advise_free([[maybe_unused]] void* p, [[maybe_unused]] std::size_t b
 #endif
 }
 
-// Returns: whether the kernel dropped the range's pages (MADV_DONTNEED).
-inline bool advise_dontneed(void* p, std::size_t bytes) noexcept { return ::madvise(p, bytes, MADV_DONTNEED) == 0; }
+// Returns: whether the kernel dropped the range's pages (Linux:
+// MADV_DONTNEED; elsewhere, where MADV_DONTNEED need neither free nor zero
+// anonymous pages, a fresh anonymous mapping over the range).
+inline bool advise_dontneed(void* p, std::size_t bytes) noexcept {
+#if TRAVPOOL_LINUX_KERNEL
+  return ::madvise(p, bytes, MADV_DONTNEED) == 0;
+#else
+  return ::mmap(p, bytes, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) != MAP_FAILED;
+#endif
+}
 
 // Effects: reserves `bytes` of address space (rounded up to whole pages),
 // inaccessible and not charged against the commit limit (PROT_NONE,
@@ -402,8 +414,12 @@ inline bool commit_range(void* p, std::size_t bytes) noexcept {
 // zero if committed again) and makes it inaccessible, which also returns
 // its commit charge.
 inline void decommit_range(void* p, std::size_t bytes) noexcept {
+#if TRAVPOOL_LINUX_KERNEL
   ::madvise(p, bytes, MADV_DONTNEED);
   ::mprotect(p, bytes, PROT_NONE);
+#else
+  ::mmap(p, bytes, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);  // as advise_dontneed
+#endif
 }
 // Effects: faults every page of [p, p + bytes) in as written to (zero),
 // with one system call (MADV_POPULATE_WRITE, Linux 5.14). Advice only:

@@ -266,21 +266,28 @@ struct process_exit_marker {
 inline process_exit_marker process_exit_marked_at_start;
 inline std::atomic<thread_state*> kept_thread_states{nullptr};
 
+// Effects: puts state on kept_thread_states, never to be freed.
+inline void keep_thread_state(thread_state* state) noexcept {
+  state->next_kept = kept_thread_states.load(std::memory_order_relaxed);
+  while (!kept_thread_states.compare_exchange_weak(state->next_kept, state, std::memory_order_release,
+                                                   std::memory_order_relaxed)) {
+  }
+}
+
 inline void exit_thread_state(void* p) noexcept {
   auto* state = static_cast<thread_state*>(p);
-  if (process_exiting.load(std::memory_order_relaxed)) {
-    state->next_kept = kept_thread_states.load(std::memory_order_relaxed);
-    while (!kept_thread_states.compare_exchange_weak(state->next_kept, state, std::memory_order_release,
-                                                     std::memory_order_relaxed)) {
-    }
-    return;
-  }
+  if (process_exiting.load(std::memory_order_relaxed)) return keep_thread_state(state);
   if (state->release_claims != nullptr) state->release_claims(*state);
   const thread_section_record& r = state->record;
   // A section left open (the thread exits from inside one, std::exit in a
   // ~T) keeps its slot: the record is kept from other threads, and a
-  // revoker of that bin waits, as it would for the open section.
-  if (r.record != nullptr && r.record->depth == 0) section_records::instance().release(r.index);
+  // revoker of that bin waits, as it would for the open section. The state
+  // is kept too, and stays the thread's: code that runs after this on the
+  // thread (a later destructor using that bin) still finds itself inside
+  // the section (bin_lock::inside_section reads the record) and gets
+  // usage_error, instead of waiting for its own section to end.
+  if (r.record != nullptr && r.record->depth != 0) return keep_thread_state(state);
+  if (r.record != nullptr) section_records::instance().release(r.index);
   thread_state*& current = current_thread_state();
   if (current == state) current = &idle_thread_state;
   delete state;
@@ -363,7 +370,7 @@ class bin_lock {
  public:
   bool try_lock() noexcept { return !inside_section() && try_lock_as(thread_number(), this_thread_record()); }
   // As try_lock, for the calling thread, whose thread_number is `me` and
-  // whose record is `t`, without its check of the section stack (a
+  // whose record is `t`, without its check of the sections (which reads a
   // thread_local): the caller checks t.record->holds(this) instead. Used
   // by the thread's exit, which reads no thread_local.
   bool try_lock_as(std::uint32_t me, const thread_section_record& t) noexcept {
