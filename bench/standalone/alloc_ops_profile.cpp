@@ -27,16 +27,19 @@ struct elem {
   }
 };
 
+// The wrappers are inlined into the phase loops whatever their callees'
+// size, so that a row counts the contender's operation, not a call the
+// harness added for some contenders and not others.
 template <class T>
 struct new_c {
-  T* create(std::uint64_t v) { return new T(v); }
-  void destroy(T* p) { delete p; }
+  [[gnu::always_inline]] T* create(std::uint64_t v) { return new T(v); }
+  [[gnu::always_inline]] void destroy(T* p) { delete p; }
 };
 template <class T, class Pool>
 struct pool_c {
   Pool pool;
-  T* create(std::uint64_t v) { return pool.create(v); }
-  void destroy(T* p) { pool.destroy(p); }
+  [[gnu::always_inline]] T* create(std::uint64_t v) { return pool.create(v); }
+  [[gnu::always_inline]] void destroy(T* p) { pool.destroy(p); }
 };
 
 template <class C, class T>

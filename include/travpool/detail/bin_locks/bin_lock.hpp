@@ -397,7 +397,7 @@ class bin_lock {
   // nullptr: the caller must take the mutex.
   // Throws: usage_error if the caller is inside this bin's section already
   // (a destructor that destroys an element of its own bin).
-  section_record* enter(const thread_state& s) {
+  TRAVPOOL_ALWAYS_INLINE section_record* enter(const thread_state& s) {
     const std::uint32_t bias = bias_.load(std::memory_order_relaxed);
     if (bias != s.record.index) return nullptr;  // the index is never 0, nor a bias without a record
     section_record& r = *s.record.record;
@@ -421,7 +421,7 @@ class bin_lock {
   section_record* enter() { return enter(*current_thread_state()); }
   // Requires: r is the calling thread's record, and the innermost section
   // it entered is this one.
-  void leave(section_record& r) noexcept {
+  TRAVPOOL_ALWAYS_INLINE void leave(section_record& r) noexcept {
     const std::uint32_t d = --r.depth;
     r.inside[d].store(nullptr, std::memory_order_release);
   }
