@@ -9,9 +9,10 @@
 //   advise_huge_pages(p, bytes, huge)   MADV_HUGEPAGE or   nothing
 //                               MADV_NOHUGEPAGE (the
 //                               choice: huge_pages.hpp)
-//   huge_page_advice_works()    Linux, and the kernel's    false
-//                               THP size is huge_page_bytes
-//                               (512 MiB with 64 KiB pages)
+//   huge_page_advice_works()    Linux, 4 KiB pages, and    false
+//                               the kernel's THP size is
+//                               huge_page_bytes (not with
+//                               16 or 64 KiB pages)
 //   populate_range(p, bytes)    fault the pages in now     nothing (faulted on
 //                               (MADV_POPULATE_WRITE)      first touch)
 //   unmap(p, bytes)             give it back (munmap;      VirtualFree MEM_RELEASE:
@@ -60,9 +61,10 @@
 // biased. MADV_FREE is used where defined; elsewhere advise_free fails and
 // released spans are unmapped instead of cached. Linux's extensions
 // (membarrier, THP advice, MADV_POPULATE_WRITE, MAP_NORESERVE, and
-// MADV_DONTNEED's zeroing) are used where TRAVPOOL_LINUX_KERNEL is 1: on Linux, unless the test knob
-// TRAVPOOL_PLATFORM_GENERIC_POSIX=1 (config.hpp) compiles the POSIX branch
-// as for macOS and the BSDs (scripts/test.sh's libc++ stage).
+// MADV_DONTNEED's zeroing) are used where TRAVPOOL_LINUX_KERNEL is 1: on
+// Linux, unless the test knob TRAVPOOL_PLATFORM_GENERIC_POSIX=1
+// (config.hpp) compiles the POSIX branch as for macOS and the BSDs
+// (scripts/test.sh's libc++ stage).
 //
 // Windows: <windows.h> is not included (it would reach every user's
 // translation unit, with its macros). The few kernel32 functions are
