@@ -9,6 +9,9 @@
 //     /tmp/aop pool|concurrent_pool|new [N] [size 24|64]     (one command line)
 //   (for mimalloc: LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libmimalloc.so.2 with "new")
 // bench/standalone/alloc_ops_profile.sh runs them all and prints the table.
+// A fourth argument "time" prints the destroy phase's wall time per
+// destroy in ns (bench/standalone/destroy_bound.sh).
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -51,6 +54,8 @@ template <class C, class T>
   for (T* p : v) c.destroy(p);
 }
 
+bool timed = false;
+
 template <int W, class C>
 void run(C& c, std::size_t n) {
   using T = elem<W>;
@@ -64,7 +69,10 @@ void run(C& c, std::size_t n) {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     std::swap(v[i], v[(z ^ (z >> 31)) % (i + 1)]);
   }
+  const auto t0 = std::chrono::steady_clock::now();
   destroy_all(c, v);
+  const auto t1 = std::chrono::steady_clock::now();
+  if (timed) std::printf("%.2f\n", std::chrono::duration<double, std::nano>(t1 - t0).count() / double(n));
 }
 
 template <int W>
@@ -91,5 +99,6 @@ int main(int argc, char** argv) {
   const std::string name = argv[1];
   const std::size_t n = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 2'000'000;
   const int size = argc > 3 ? std::atoi(argv[3]) : 24;
+  timed = argc > 4 && std::string(argv[4]) == "time";
   return size == 64 ? go<8>(name, n) : go<3>(name, n);
 }

@@ -729,8 +729,8 @@ class basic_pool {
   // Returns: the chunk index of the live element p in b, or 0 if p is not
   // one. Requires: b == core_.find(p), inside core_.locked(b, ...).
   static std::uint32_t live_index(const bin& b, const T* p) noexcept {
-    const std::uint32_t i = storage::chunk_index(b, p);  // 0, or a user chunk: no need for is_live's lower bound
-    return i != 0 && !b.retired_ && i < b.fresh_ && !ops::is_free(b, i) ? i : 0;
+    const std::uint32_t i = storage::chunk_index_below(b, p, b.fresh_);  // chunks >= fresh_ are free (V5)
+    return i != 0 && !b.retired_ && !ops::is_free(b, i) ? i : 0;
   }
 
   // Returns: why p is not a live element of this pool.

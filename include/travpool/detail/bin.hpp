@@ -82,7 +82,9 @@
 //   create          O(1): pop, at most two boundary writes; a new bin is
 //                   O(1) too (lazy initialisation), amortised over capacity
 //   destroy         O(1): directory lookup (three loads), push, at most four
-//                   link writes
+//                   link writes; pred and succ from the neighbours' links,
+//                   or, in layout::compact, from bit scans of at most two
+//                   bitmap words, the links read only past them
 //   ++it / --it     O(1) amortised: one step, or one jump over a free run;
 //                   crossing to the next non-empty bin skips empty bins
 //   contains,       O(1): directory lookup and a status read
@@ -111,6 +113,12 @@ inline constexpr std::uint32_t max_bin_capacity = 0x7fff'0000u;
 
 // Index helpers; see the layout in the design note.
 inline constexpr std::uint32_t first_user_chunk = 2;
+// pred(c) and succ(c) of an assigned chunk c (the notation of the
+// invariants below), as a release reads them.
+struct neighbour_pair {
+  std::uint32_t prev;
+  std::uint32_t next;
+};
 // Bytes reserved for bin_base at the start of every bin; per-layout
 // metadata follows at this offset.
 inline constexpr std::size_t bin_header_bytes = 128;

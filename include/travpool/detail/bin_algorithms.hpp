@@ -110,14 +110,11 @@ struct bin_algorithms {
   // Requires: chunk `c` of `b` is an assigned user chunk whose payload has
   // been destroyed. Effects: frees it (Listing 7 and the two repairs).
   TRAVPOOL_ALWAYS_INLINE static void release(bin_base& b, std::uint32_t c) noexcept {
-    const bool left_free = Ops::is_free(b, c - 1);
-    const bool right_free = Ops::is_free(b, c + 1);
-    const std::uint32_t next = right_free ? Ops::link_next(b, c + 1) : c + 1;
-    const std::uint32_t prev = left_free ? Ops::link_prev(b, c - 1) : c - 1;
+    const auto [prev, next] = traits::neighbours(b, c);
     write_free(b, c, b.free_head_, next, prev);
     b.free_head_ = c;
-    if (left_free) Ops::set_link_next(b, prev + 1, next);
-    if (right_free) Ops::set_link_prev(b, next - 1, prev);
+    if (prev != c - 1) Ops::set_link_next(b, prev + 1, next);  // c - 1 is free
+    if (next != c + 1) Ops::set_link_prev(b, next - 1, prev);  // c + 1 is free
     publish<BinLocked>(b.live_, b.live_ - 1);
     if constexpr (restarts_emptied_bins<Ops>)
       if (b.live_ == 0) [[unlikely]]
@@ -177,9 +174,7 @@ struct bin_algorithms {
 
   static void write_free(const bin_base& b, std::uint32_t i, std::uint32_t free_next, std::uint32_t next,
                          std::uint32_t prev) noexcept {
-    Ops::template mark_free<BinLocked>(b, i, free_next);
-    Ops::set_link_next(b, i, next);
-    Ops::set_link_prev(b, i, prev);
+    traits::template write_free<BinLocked>(b, i, free_next, next, prev);
   }
 };
 

@@ -86,15 +86,21 @@ class bin_storage {
   // Returns: the bin of this pool whose span holds p, or nullptr. O(1).
   bin* find(const void* p) const noexcept { return static_cast<bin*>(bin_directory::find(p, id_)); }
 
+  // Returns: the index i of the user chunk that starts at p if i < bound,
+  // else 0. Requires: first_user_chunk <= bound <= capacity + 2 (fresh_,
+  // or the end of the user chunks). Reads only the bin's fixed words.
+  static std::uint32_t chunk_index_below(const bin& b, const void* p, std::uint32_t bound) noexcept {
+    // Below chunks_, d wraps around and i is far past any bound; one
+    // unsigned comparison tests first_user_chunk <= i < bound.
+    const std::uintptr_t d = reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(b.chunks_);
+    const std::uintptr_t i = d / Ops::stride;
+    if (i * Ops::stride != d || i - first_user_chunk >= bound - first_user_chunk) return 0;
+    return static_cast<std::uint32_t>(i);
+  }
   // Returns: the index of the user chunk that starts at p, or 0 if p is not
-  // the start of one. Reads only the bin's fixed words.
+  // the start of one.
   static std::uint32_t chunk_index(const bin& b, const void* p) noexcept {
-    const auto addr = reinterpret_cast<std::uintptr_t>(p);
-    const auto base = reinterpret_cast<std::uintptr_t>(b.chunks_);
-    const std::uintptr_t lo = base + first_user_chunk * Ops::stride;
-    const std::uintptr_t hi = base + (std::uintptr_t{b.capacity_} + first_user_chunk) * Ops::stride;
-    if (addr < lo || addr >= hi || (addr - base) % Ops::stride != 0) return 0;
-    return static_cast<std::uint32_t>((addr - base) / Ops::stride);
+    return chunk_index_below(b, p, b.capacity_ + first_user_chunk);
   }
 
   // Effects: maps, initialises and registers an empty bin, without linking

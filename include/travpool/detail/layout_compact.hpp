@@ -135,6 +135,16 @@ struct compact_layout {
     store_link(p + next_offset, next);
     store_link(p + prev_offset, prev);
   }
+  // mark_free and both links, the links from one address (stores through
+  // a Link may alias the header's chunks_, which would be read again for
+  // each).
+  template <bool BinLocked = false>
+  static void write_free(const bin_base& b, std::uint32_t i, std::uint32_t next_free, std::uint32_t next,
+                         std::uint32_t prev) noexcept {
+    std::uint64_t& w = bits(b)[i >> 6];
+    publish<BinLocked>(w, w & ~(std::uint64_t{1} << (i & 63)));
+    mark_fresh(b, i, next_free, next, prev);
+  }
   template <bool BinLocked = false>
   static void mark_assigned(const bin_base& b, std::uint32_t i) noexcept {
     std::uint64_t& w = bits(b)[i >> 6];
@@ -177,6 +187,37 @@ struct compact_layout {
     const std::uint64_t m = w & (~std::uint64_t{0} << (j & 63));
     if (m != 0) return (j & ~63u) + static_cast<std::uint32_t>(std::countr_zero(m));
     return link_next(b, j);
+  }
+  // Returns: {pred(c), succ(c)} of assigned user chunk c, for a release:
+  // bit scans of c's bitmap word and of the word before or after it, else
+  // the boundary link of the free chunk c - 1 or c + 1, valid by (V2) and
+  // (V1). A release thus reads a neighbour's chunk only when the free run
+  // next to c reaches past the next word, so in random order it stores to
+  // chunk lines without loading them, as a free-list push does. (The loads
+  // of link(c - 1) and link(c + 1), in lines that random order leaves cold,
+  // were most of a random destroy's time: docs/threads.md.) c's word is the
+  // one the caller's status test and mark_free read too.
+  TRAVPOOL_ALWAYS_INLINE static neighbour_pair neighbours(const bin_base& b, std::uint32_t c) noexcept {
+    const std::uint64_t* w = bits(b);
+    const std::uint32_t k = c >> 6;
+    const std::uint64_t below = w[k] & ((std::uint64_t{1} << (c & 63)) - 1);
+    const std::uint64_t above = w[k] & (~std::uint64_t{1} << (c & 63));
+    std::uint32_t prev, next;
+    // Word 0 holds A0, so `below` can be 0 only for k > 0; the last word
+    // holds A1, so `above` can be 0 only below it.
+    if (below != 0) {
+      prev = (k << 6) + 63 - static_cast<std::uint32_t>(std::countl_zero(below));
+    } else {
+      const std::uint64_t m = w[k - 1];
+      prev = m != 0 ? (k << 6) - 1 - static_cast<std::uint32_t>(std::countl_zero(m)) : link_prev(b, c - 1);
+    }
+    if (above != 0) {
+      next = (k << 6) + static_cast<std::uint32_t>(std::countr_zero(above));
+    } else {
+      const std::uint64_t m = w[k + 1];
+      next = m != 0 ? ((k + 1) << 6) + static_cast<std::uint32_t>(std::countr_zero(m)) : link_next(b, c + 1);
+    }
+    return {prev, next};
   }
   // Returns: the previous assigned chunk before assigned chunk i, likewise.
   //

@@ -7,10 +7,14 @@
 //   set_link_prev
 // and may provide
 //   init_bin(b)                    per-bin metadata reset     default: none
-//   mark_fresh(b, i, free_next,    mark_free and both links    default:
-//              next, prev)         of a never-assigned chunk    the three
+//   write_free(b, i, free_next,    mark_free and both links    default:
+//              next, prev)                                      the three
+//   mark_fresh(b, i, free_next,    write_free of a never-      default:
+//              next, prev)         assigned chunk               write_free
 //   next_assigned(b, i)            O(1) step to the next live  default: the
 //   prev_assigned(b, i)            chunk, and back              boundary link
+//   neighbours(b, c)               pred(c) and succ(c), as a   default: the
+//                                  release reads them           boundary links
 //   contiguous                     live runs are arrays        default: false
 //   bits(b), live_word(b, k)       the status bitmap           (segments)
 //   for_each_live<T>(b, f)         a bulk sweep of one bin     default: steps
@@ -56,20 +60,29 @@ struct layout_traits {
     if constexpr (requires { Ops::init_bin(b); }) Ops::template init_bin<BinLocked>(b);
   }
 
-  // Effects: writes user chunk i >= fresh (never assigned since init or
-  // restart) as a free chunk: Ops::mark_free(b, i, next_free) and its
-  // boundary links. A layout whose status already reads such chunks as free
-  // (Ops::mark_fresh: the compact bitmap) writes the three links only.
+  // Effects: writes chunk i as a free chunk: Ops::mark_free(b, i,
+  // next_free) and its boundary links.
   template <bool BinLocked = false>
-  static void mark_fresh(const bin_base& b, std::uint32_t i, std::uint32_t next_free, std::uint32_t next,
+  static void write_free(const bin_base& b, std::uint32_t i, std::uint32_t next_free, std::uint32_t next,
                          std::uint32_t prev) noexcept {
-    if constexpr (requires { Ops::mark_fresh(b, i, next_free, next, prev); }) {
-      Ops::mark_fresh(b, i, next_free, next, prev);
+    if constexpr (requires { Ops::template write_free<BinLocked>(b, i, next_free, next, prev); }) {
+      Ops::template write_free<BinLocked>(b, i, next_free, next, prev);
     } else {
       Ops::template mark_free<BinLocked>(b, i, next_free);
       Ops::set_link_next(b, i, next);
       Ops::set_link_prev(b, i, prev);
     }
+  }
+  // Effects: write_free for user chunk i >= fresh (never assigned since
+  // init or restart). A layout whose status already reads such chunks as
+  // free (Ops::mark_fresh: the compact bitmap) writes the three links only.
+  template <bool BinLocked = false>
+  static void mark_fresh(const bin_base& b, std::uint32_t i, std::uint32_t next_free, std::uint32_t next,
+                         std::uint32_t prev) noexcept {
+    if constexpr (requires { Ops::mark_fresh(b, i, next_free, next, prev); })
+      Ops::mark_fresh(b, i, next_free, next, prev);
+    else
+      write_free<BinLocked>(b, i, next_free, next, prev);
   }
 
   // Returns: the next assigned chunk after assigned chunk `i` (b.last() at
@@ -90,6 +103,17 @@ struct layout_traits {
     } else {
       --i;
       return Ops::is_free(b, i) ? Ops::link_prev(b, i) : i;
+    }
+  }
+  // Returns: {pred(c), succ(c)} of assigned user chunk `c`, for a release:
+  // by (V2) and (V1), c - 1 if it is assigned, else link(c - 1).prev, and
+  // c + 1 if it is assigned, else link(c + 1).next.
+  TRAVPOOL_ALWAYS_INLINE static neighbour_pair neighbours(const bin_base& b, std::uint32_t c) noexcept {
+    if constexpr (requires { Ops::neighbours(b, c); }) {
+      return Ops::neighbours(b, c);
+    } else {
+      return {Ops::is_free(b, c - 1) ? Ops::link_prev(b, c - 1) : c - 1,
+              Ops::is_free(b, c + 1) ? Ops::link_next(b, c + 1) : c + 1};
     }
   }
   // Returns: the first assigned user chunk of `b`, or b.last() if none (F0's

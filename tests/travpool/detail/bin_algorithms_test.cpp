@@ -421,7 +421,7 @@ TEMPLATE_TEST_CASE("randomized create/release on large bins matches a model", "[
     std::mt19937 rng(cap);
     using algo = td::bin_algorithms<TestType>;
     using traits = td::layout_traits<TestType>;
-    std::size_t word_jumps = 0, long_jumps = 0, fills = 0, drains = 0;
+    std::size_t word_jumps = 0, long_jumps = 0, fills = 0, drains = 0, in_word = 0, next_word = 0, by_link = 0;
     // Phases: fill up, thin out to 40%, drain, refill to 70%, ...
     constexpr double targets[] = {1.0, 0.4, 0.0, 0.7};
     double target = 1.0;
@@ -438,8 +438,20 @@ TEMPLATE_TEST_CASE("randomized create/release on large bins matches a model", "[
         // When thinning out, now and then free a block, so that free runs
         // span bitmap words.
         const std::uint32_t span = !below && rng() % 8 == 0 ? 1 + rng() % 90 : 1;
-        for (std::uint32_t i : live)
-          if (i >= first && i < first + span) apply(rb, m, i);
+        for (std::uint32_t i : live) {
+          if (i < first || i >= first + span) continue;
+          // Where the release finds pred(i) and succ(i) (the compact
+          // layouts' neighbours(): in i's bitmap word, in the word next
+          // to it, or through a boundary link), before it runs.
+          const std::uint32_t k = i >> 6, kp = m.pred(i) >> 6, ks = m.succ(i) >> 6;
+          if (kp == k && ks == k)
+            ++in_word;
+          else if (kp + 1 < k || ks > k + 1)
+            ++by_link;
+          else
+            ++next_word;
+          apply(rb, m, i);
+        }
       }
       fills += m.full();
       drains += m.live == 0;
@@ -457,6 +469,10 @@ TEMPLATE_TEST_CASE("randomized create/release on large bins matches a model", "[
     if (cap > 64) CHECK(long_jumps > 0);  // a free run longer than a bitmap word
     CHECK(fills > 0);
     CHECK(drains > 0);
+    // Releases took each of neighbours()' three paths.
+    CHECK(in_word > 0);
+    CHECK(next_word > 0);
+    if (cap > 2 * 64) CHECK(by_link > 0);  // three words or more
     // Draining everything leaves an empty bin whose free list is the LIFO
     // of the releases, then fresh; or, where emptied bins restart, the
     // free list of a new bin: 2, 3, ...
