@@ -10,8 +10,8 @@
 //                         baseline for concurrent_pool's fast-path cost
 //
 // Figure 12: N creations in an OpenMP parallel for (static schedule) at
-// 1, 2, 4, 8 threads; each pointer is stored in a preallocated array, as real
-// code would keep it. Only the parallel loop is timed (manual time); the
+// 1, 2, 4, 8 threads (others: TRAVPOOL_BENCH_THREADS, run_main.hpp); each
+// pointer is stored in a preallocated array, as real code would keep it. Only the parallel loop is timed (manual time); the
 // container's construction and teardown are not.
 //   fig12_create   a fresh container per repetition, as a program that
 //                  builds and drops containers sees it. travpool's bins come
@@ -334,7 +334,7 @@ void producer_consumer(benchmark::State& state) {
 }
 
 void thread_args(benchmark::internal::Benchmark* b) {
-  for (int t : {1, 2, 4, 8}) b->Arg(t);
+  for (int t : travpool_bench::thread_counts()) b->Arg(t);
   b->UseManualTime()->Unit(benchmark::kMillisecond);
 }
 

@@ -1,8 +1,9 @@
 // bench/parallel_bench.cpp: parallel traversal (the paper's Figure 13).
 //
 // * Listing 15 kernel (compute-bound) over every element of a dense pool of
-//   N elements, at 1, 2, 4, 8 threads, with OpenMP over pool.partition(t)
-//   and with tbb::parallel_for over pool.range(). The 20 random values are
+//   N elements, at 1, 2, 4, 8 threads (others: TRAVPOOL_BENCH_THREADS,
+//   run_main.hpp), with OpenMP over pool.partition(t) and with
+//   tbb::parallel_for over pool.range(). The 20 random values are
 //   drawn once per sweep, outside the per-element loop.
 // * A memory-bound kernel (sum of the fields) over the pool, with OpenMP
 //   over partitions and with tbb::parallel_reduce over pool.range() (range-for
@@ -161,7 +162,7 @@ void sum_vector_openmp(benchmark::State& state) {
 }
 
 void thread_args(benchmark::internal::Benchmark* b) {
-  for (int t : {1, 2, 4, 8}) b->Arg(t);
+  for (int t : travpool_bench::thread_counts()) b->Arg(t);
   b->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 

@@ -37,13 +37,18 @@ print(f"- machine: {ctx.get('num_cpus', '?')} CPUs at {ctx.get('mhz_per_cpu', '?
 print("Thread counts above the machine's cores oversubscribe them: there they show only that nothing "
       "collapses.\n")
 
+# The thread counts of the run (TRAVPOOL_BENCH_THREADS; 1, 2, 4, 8 by default).
+THREADS = sorted({int(m.group(1)) for k in med for m in [re.search(r"/(\d+)/(manual|real)_time$", k)] if m}) \
+    or [1, 2, 4, 8]
+
 
 def table(title, prefix, contenders, threads, note=""):
     print(f"## {title}\n")
     if note:
         print(note + "\n")
-    print("| contender | " + " | ".join(f"{t} thr (ms)" for t in threads) + " | speedup 2 thr / 1 thr | cv (max) |")
-    print("|---|" + "---|" * (len(threads) + 2))
+    print("| contender | " + " | ".join(f"{t} thr (ms)" for t in threads) +
+          f" | speedup 2 thr / 1 thr | speedup {threads[-1]} thr / 1 thr | cv (max) |")
+    print("|---|" + "---|" * (len(threads) + 3))
     for c in contenders:
         row, cvs = [], []
         for t in threads:
@@ -52,18 +57,19 @@ def table(title, prefix, contenders, threads, note=""):
             cvs.append(cv.get(key, 0.0))
         cells = [fmt(x) if x is not None else "–" for x in row]
         sp = f"{row[0] / row[1]:.2f}×" if len(row) > 1 and row[0] and row[1] else "–"
-        print(f"| `{c or prefix}` | " + " | ".join(cells) + f" | {sp} | {max(cvs) * 100:.0f} % |")
+        spn = f"{row[0] / row[-1]:.2f}×" if len(row) > 1 and row[0] and row[-1] else "–"
+        print(f"| `{c or prefix}` | " + " | ".join(cells) + f" | {sp} | {spn} | {max(cvs) * 100:.0f} % |")
     print()
 
 
 contenders = ["concurrent_pool_c", "global_mutex_pool_c", "boost_pool_mutex_c", "new_delete_c"]
 table("Figure 12: N creations in an OpenMP parallel for", "fig12_create", ["pool_single_c"] + contenders,
-      [1, 2, 4, 8], "A new container per repetition. `pool_single_c` is the single-threaded `travpool::pool<T>`, "
+      THREADS, "A new container per repetition. `pool_single_c` is the single-threaded `travpool::pool<T>`, "
       "run at 1 thread only. travpool's bins come from its span cache, which holds the previous repetition's "
       "bins (only the first repetition faults fresh memory in); the other contenders get their memory from "
       "glibc's malloc.")
 table("Figure 12 on cold memory: the span cache emptied before each repetition", "fig12_cold",
-      ["pool_single_c", "concurrent_pool_c"], [1, 2, 4, 8],
+      ["pool_single_c", "concurrent_pool_c"], THREADS,
       "Every bin is fresh memory from the kernel, whose page faults and zeroing are timed; travpool only.")
 
 
@@ -72,13 +78,13 @@ def ratio(a, b):
 
 
 table("Figure 12 with memory already mapped: one container, emptied and refilled", "fig12_refill",
-      ["pool_single_c", "concurrent_pool_c", "global_mutex_pool_c", "new_delete_c"], [1, 2, 4, 8],
+      ["pool_single_c", "concurrent_pool_c", "global_mutex_pool_c", "new_delete_c"], THREADS,
       "The allocator alone: no page faults in the timed loop. boost::object_pool cannot be emptied in "
       "O(N) (no clear(); free() keeps a sorted free list), so it has no row.")
 table("Figure 12 after reserve(N): bins mapped and faulted in before the timed loop", "fig12_reserved",
-      ["pool_single_c", "concurrent_pool_c"], [1, 2, 4, 8],
+      ["pool_single_c", "concurrent_pool_c"], THREADS,
       "A fresh pool per repetition, reserve(N) untimed; travpool only.")
-table("Control: first touch of fresh memory, no allocator", "first_touch", [""], [1, 2, 4, 8],
+table("Control: first touch of fresh memory, no allocator", "first_touch", [""], THREADS,
       "The threads write one byte per 4 KiB page of a fresh N × 24-byte MADV_HUGEPAGE mapping.")
 
 print("### Targets\n")
@@ -102,7 +108,7 @@ for what, num, den, op, bound in [
             cells.append(f"{r:.2f}× ({'met' if ok else 'not met'})")
     print(f"| {what} | " + " | ".join(cells) + " |")
 print()
-table("llheap churn: destroy a random slot, create a new element", "churn", ["pool_single_c"] + contenders, [1, 2, 4, 8],
+table("llheap churn: destroy a random slot, create a new element", "churn", ["pool_single_c"] + contenders, THREADS,
       "Each thread owns 100,000 elements and does 2,000,000 destroy+create rounds; time for all threads.")
 
 print("## Producer-consumer: one thread creates, another destroys\n")
@@ -134,13 +140,16 @@ med, cv, _ = load("parallel_bench")
 print("## Figure 13: parallel traversal\n")
 print("Listing 15 (compute-bound) over every element of a dense pool, and a memory-bound sum of the fields "
       "against `std::vector` under `omp parallel for`. Speedup = time at 1 thread / time at t threads, same contender.\n")
-print("| sweep | 1 thr (ms) | 2 thr (ms) | 4 thr (ms) | 8 thr (ms) | speedup at 2 | cv (max) |")
-print("|---|---|---|---|---|---|---|")
-for name in ["listing15_openmp", "listing15_tbb", "sum_pool_openmp", "sum_vector_openmp"]:
-    vals = [med.get(f"{name}/{t}/real_time") for t in [1, 2, 4, 8]]
-    cvs = [cv.get(f"{name}/{t}/real_time", 0) for t in [1, 2, 4, 8]]
-    sp = f"{vals[0] / vals[1]:.2f}×" if vals[0] and vals[1] else "–"
-    print(f"| `{name}` | " + " | ".join(fmt(v) if v else "–" for v in vals) + f" | {sp} | {max(cvs) * 100:.0f} % |")
+print("| sweep | " + " | ".join(f"{t} thr (ms)" for t in THREADS) +
+      f" | speedup at 2 | speedup at {THREADS[-1]} | cv (max) |")
+print("|---|" + "---|" * (len(THREADS) + 3))
+for name in ["listing15_openmp", "listing15_tbb", "sum_pool_openmp", "sum_pool_tbb_reduce", "sum_vector_openmp"]:
+    vals = [med.get(f"{name}/{t}/real_time") for t in THREADS]
+    cvs = [cv.get(f"{name}/{t}/real_time", 0) for t in THREADS]
+    sp = f"{vals[0] / vals[1]:.2f}×" if len(vals) > 1 and vals[0] and vals[1] else "–"
+    spn = f"{vals[0] / vals[-1]:.2f}×" if len(vals) > 1 and vals[0] and vals[-1] else "–"
+    print(f"| `{name}` | " + " | ".join(fmt(v) if v else "–" for v in vals) +
+          f" | {sp} | {spn} | {max(cvs) * 100:.0f} % |")
 print()
 print("Figure 14 (L2 misses against threads) is not reproduced: `perf stat -e cycles` reports "
       "\"not supported\" on this virtual machine, so no hardware cache counters are available.\n")

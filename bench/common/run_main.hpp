@@ -10,6 +10,23 @@
 
 namespace travpool_bench {
 
+// Returns: the thread counts of the thread benchmarks' rows: 1, 2, 4 and 8,
+// or the comma-separated list in TRAVPOOL_BENCH_THREADS (for example
+// "1,2,4,8,16" on a 16-core machine). Read when the rows are registered.
+inline std::vector<int> thread_counts() {
+  std::vector<int> t;
+  if (const char* e = std::getenv("TRAVPOOL_BENCH_THREADS")) {
+    for (char* end = nullptr;; e = end + 1) {
+      const long v = std::strtol(e, &end, 10);
+      if (end == e) break;
+      if (v > 0) t.push_back(static_cast<int>(v));
+      if (*end != ',') break;
+    }
+  }
+  if (t.empty()) t = {1, 2, 4, 8};
+  return t;
+}
+
 // Effects: strips --n=N from argv into n, then runs Google Benchmark.
 inline int run_main(int argc, char** argv, std::size_t& n) {
   std::vector<char*> rest;
