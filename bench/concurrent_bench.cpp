@@ -11,8 +11,9 @@
 //
 // Figure 12: N creations in an OpenMP parallel for (static schedule) at
 // 1, 2, 4, 8 threads (others: TRAVPOOL_BENCH_THREADS, run_main.hpp); each
-// pointer is stored in a preallocated array, as real code would keep it. Only the parallel loop is timed (manual time); the
-// container's construction and teardown are not.
+// pointer is stored in a preallocated array, as real code would keep it.
+// Only the parallel loop is timed (manual time); the container's
+// construction and teardown are not.
 //   fig12_create   a fresh container per repetition, as a program that
 //                  builds and drops containers sees it. travpool's bins come
 //                  from its process-wide span cache (travpool/memory.hpp),
