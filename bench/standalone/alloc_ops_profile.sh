@@ -12,7 +12,7 @@ size=${2:-24}
 out=$(mktemp -d)
 g++ -std=c++20 -O3 -DNDEBUG -g -Iinclude bench/standalone/alloc_ops_profile.cpp -o "$out/aop"
 lib=/usr/lib/x86_64-linux-gnu
-printf '| %s B, N = %s | phase | instructions | data reads | data writes | D1 misses | LL misses |\n|---|---|---|---|---|---|---|\n' "$size" "$n"
+printf '| %s B, N = %s | phase | instructions | data reads | data writes | D1 misses (reads + writes) | LL misses (reads + writes) |\n|---|---|---|---|---|---|---|\n' "$size" "$n"
 for c in pool concurrent_pool mimalloc jemalloc tbbmalloc glibc; do
   prog=$c pre=""
   case $c in
@@ -27,7 +27,8 @@ for c in pool concurrent_pool mimalloc jemalloc tbbmalloc glibc; do
       --toggle-collect="*${phase}_all*" --callgrind-out-file="$f" "$out/aop" "$prog" "$n" "$size" >/dev/null 2>&1
     # events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
     awk -v c="$c" -v p="$phase" -v n="$n" '/^summary:/ {
-      printf "| %s | %s | %.1f | %.1f | %.1f | %.2f | %.2f |\n", c, p, $2/n, $3/n, $4/n, ($6+$7)/n, ($9+$10)/n }' "$f"
+      printf "| %s | %s | %.1f | %.1f | %.1f | %.2f (%.2f + %.2f) | %.2f (%.2f + %.2f) |\n", c, p, $2/n, $3/n, $4/n,
+        ($6+$7)/n, $6/n, $7/n, ($9+$10)/n, $9/n, $10/n }' "$f"
   done
 done
 rm -rf "$out"
