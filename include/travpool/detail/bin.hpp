@@ -174,6 +174,12 @@ struct bin_base {
   // claimant and by other threads' scans, which skip claimed bins. Also
   // what stats::counters compares destroys against.
   std::atomic<std::uint32_t> claim_{0};
+  // sync::bin_locks: the thread that claimed this bin last (0: none yet),
+  // kept when the claim is released. A thread that refills prefers the
+  // bins it claimed last (concurrent_bins::fullest_with_room), so that
+  // each thread's elements stay in bins of its own. Written under the
+  // lock, read unlocked by scans: a hint only.
+  std::atomic<std::uint32_t> last_claim_{0};
 
   bool is_root() const noexcept { return capacity_ == 0; }
   std::uint32_t full_mark() const noexcept { return capacity_ + 2; }  // F1

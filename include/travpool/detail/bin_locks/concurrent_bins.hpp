@@ -16,7 +16,9 @@
 //   claim_ = t != 0  =>  only t creates in b; lock_'s bias is 0 or t
 //   claim_ and retired_ change only under b's lock
 // A thread leaves its bin when the bin is full (its claim is released, so
-// others may use the bin again once something is destroyed in it), when
+// others may use the bin again once something is destroyed in it; the bin
+// keeps the thread in last_claim_, and that thread's refills prefer it, so
+// that its elements, and its destroys, stay in bins of its own), when
 // another pool evicts the bin from its remembered-bin slot, and when it
 // exits (thread_claims.hpp): a partly filled bin is then scanned into by
 // the next thread instead of staying claimed by a thread that is gone.
@@ -284,6 +286,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
       list.unlock();
       b = this->make_bin();
       b->claim_.store(me, std::memory_order_relaxed);  // before other scans can see it
+      b->last_claim_.store(me, std::memory_order_relaxed);
       list.lock();
       this->link(b);
     }
@@ -296,7 +299,8 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
   // Requires: the shared list lock. Returns: of the n bins from `start`
   // that no other thread claims and that have at least capacity()/64 free
   // chunks, the one with the most live elements (read unlocked; the caller
-  // rechecks under the bin's lock), or nullptr. Refilling the fullest bin
+  // rechecks under the bin's lock) among those `me` claimed last, else
+  // among the others, or nullptr. Refilling the fullest bin
   // rather than the next one keeps the elements in few dense bins under
   // churn, as pool<T>'s available list (the bin that last had room first)
   // does, and as allocators keep pages sorted by occupancy: otherwise a
@@ -308,25 +312,28 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
     const std::uint32_t cap = this->capacity();
     const std::uint32_t floor = cap / 64 > 0 ? cap / 64 : 1;
     const std::uint32_t most = cap - floor;  // live at most this: floor free chunks
-    bin* best = nullptr;
-    std::uint32_t best_live = 0;
+    // [0]: bins this thread claimed last; [1]: the others.
+    bin* best[2] = {nullptr, nullptr};
+    std::uint32_t best_live[2] = {0, 0};
     for (std::size_t seen = 0; seen < n; b = b->next_) {
       if (b->is_root()) continue;
       ++seen, ++scanned;
       const std::uint32_t claim = b->claim_.load(std::memory_order_relaxed);
       if (claim != 0 && claim != me) continue;
       const std::uint32_t live = load_relaxed(b->live_);
-      if (live > most || (best != nullptr && live <= best_live)) continue;
-      best = b;
-      best_live = live;
-      if (live >= most - floor) break;  // within 2 * floor of full: as good as any
+      const int k = b->last_claim_.load(std::memory_order_relaxed) == me ? 0 : 1;
+      if (live > most || (best[k] != nullptr && live <= best_live[k])) continue;
+      best[k] = b;
+      best_live[k] = live;
+      if (k == 0 && live >= most - floor) break;  // within 2 * floor of full: as good as any
     }
-    return best;
+    return best[0] != nullptr ? best[0] : best[1];
   }
 
   // Requires: b's lock. Effects: claims b for `me` and assigns a chunk.
   std::uint32_t claim_and_take(bin& b, std::uint32_t me, std::uint32_t failed, std::uint32_t scanned) noexcept {
     b.claim_.store(me, std::memory_order_relaxed);
+    b.last_claim_.store(me, std::memory_order_relaxed);
     b.lock_.settle();
     this->stats_hooks().on_scan(b, failed, scanned);
     return take_chunk(b);

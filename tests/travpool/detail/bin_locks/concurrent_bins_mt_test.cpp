@@ -357,6 +357,52 @@ TEMPLATE_TEST_CASE("concurrent_bins on one thread: claims, leaving a full bin, r
   CHECK(s.bin_count() == 0);
 }
 
+TEMPLATE_TEST_CASE("concurrent_bins: a refilling thread prefers, of the bins with room, those it claimed last",
+                   "[acquire][concurrent]", (td::concurrent_bins<compact_shared, true>),
+                   (td::concurrent_bins<compact_shared, false>)) {
+  // Each thread's elements then stay in bins of its own, so that its
+  // destroys run in bins biased to it (docs/threads.md, churn).
+  constexpr std::uint32_t cap = 64;
+  TestType s(cap);
+  const std::uint32_t me = td::thread_number();
+  // Another thread fills bin h and exits (its claim goes, h stays full).
+  std::vector<chunk> in_h;
+  std::thread([&] {
+    for (std::uint32_t k = 0; k < cap; ++k) {
+      const td::taken t = s.take();
+      in_h.push_back({t.bin, t.index});
+    }
+  }).join();
+  td::bin_base* h = in_h.front().first;
+  REQUIRE(std::all_of(in_h.begin(), in_h.end(), [&](const chunk& c) { return c.first == h; }));
+  CHECK(h->claim_.load() == 0);
+  CHECK(h->last_claim_.load() != me);
+  // This thread fills m, then m2 (leaving m), and m2 stays its claim.
+  std::vector<chunk> in_m;
+  for (std::uint32_t k = 0; k < 2 * cap; ++k) {
+    const td::taken t = s.take();
+    CHECK(t.bin != h);
+    if (k < cap) in_m.push_back({t.bin, t.index});
+  }
+  td::bin_base* m = in_m.front().first;
+  CHECK(m->claim_.load() == 0);
+  CHECK(m->last_claim_.load() == me);
+  // A third thread (it takes nothing) frees 4 chunks of h and 8 of m: h is
+  // the fuller bin.
+  std::thread([&] {
+    for (int k = 0; k < 4; ++k) free_chunk(s, in_h[static_cast<std::size_t>(k)]);
+    for (int k = 0; k < 8; ++k) free_chunk(s, in_m[static_cast<std::size_t>(k)]);
+  }).join();
+  validate(s);
+  // Leaving the full m2, this thread refills from m, its own, not from the
+  // fuller h; once m is full again, from h.
+  for (int k = 0; k < 8; ++k) CHECK(s.take().bin == m);
+  CHECK(s.take().bin == h);
+  CHECK(h->last_claim_.load() == me);
+  validate(s);
+  s.release_all(nullptr);
+}
+
 // Checked: a change of a bin's chunks outside its lock and biased section
 // breaks the layer's lock contract, which aborts (tried in a child
 // process); the same free under locked() succeeds.
