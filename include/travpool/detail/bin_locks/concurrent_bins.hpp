@@ -286,7 +286,6 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
       list.unlock();
       b = this->make_bin();
       b->claim_.store(me, std::memory_order_relaxed);  // before other scans can see it
-      b->last_claim_.store(me, std::memory_order_relaxed);
       list.lock();
       this->link(b);
     }
@@ -308,6 +307,11 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
   // and the live elements spread over every bin at the same low density,
   // which makes sweeps slower. The capacity()/64 floor bounds the scans to
   // one per capacity()/64 creates in the thread's bins.
+  // The thread's own bins come first, however empty: a foreign bin, even a
+  // fuller one, would mix two threads' elements, whose destroys then meet
+  // on its lock (docs/threads.md, "Three refill and reuse policies"). The
+  // scan stops early only at an own bin within 2 * floor of full, so a
+  // thread without one reads every header once per refill.
   bin* fullest_with_room(bin* b, std::size_t n, std::uint32_t me, std::uint32_t& scanned) const noexcept {
     const std::uint32_t cap = this->capacity();
     const std::uint32_t floor = cap / 64 > 0 ? cap / 64 : 1;
