@@ -32,7 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
-#include <shared_mutex>
+#include <shared_mutex>  // std::shared_lock
 #include <type_traits>
 #include <utility>
 
@@ -224,9 +224,9 @@ class concurrent_bin_list : public Storage {
     if (end > first_page) advise_dontneed(reinterpret_cast<void*>(first_page), end - first_page);
   }
 
-  alignas(64) mutable std::shared_mutex list_mutex_;  // readers: scans; writer: list changes
-  bin* retired_ = nullptr;                            // linked by avail_next_
-  std::atomic<bool> enrolled_{false};                 // id() is in claim_registry
+  alignas(64) mutable rw_mutex list_mutex_;  // readers: scans; writer: list changes
+  bin* retired_ = nullptr;                   // linked by avail_next_
+  std::atomic<bool> enrolled_{false};        // id() is in claim_registry
 };
 
 }  // namespace travpool::detail
