@@ -55,7 +55,7 @@ struct alignas(64) arena {  // the first object starts a cache line either way
   slot<T, Padded> slots[max_threads];
 };
 static_assert(sizeof(slot<hot_header, false>) < 32, "packed: two headers share a line");
-static_assert(sizeof(slot<remembered_bin, false>) <= 32, "packed: two or more entries share a line");
+static_assert(sizeof(slot<remembered_bin, false>) < 64, "packed: neighbouring entries share a line");
 
 template <class T, bool Padded>
 arena<T, Padded> objects;

@@ -389,6 +389,55 @@ TEST_CASE("a create after a destroy reuses the freed chunk, in a bin nobody clai
   REQUIRE(n == 600);
 }
 
+TEST_CASE("creates refill the holes of the thread's last destroys in several bins, latest first (hot bins)",
+          "[concurrent][biased]") {
+  if (!travpool::detail::biasing_enabled()) {
+    WARN("skipped: membarrier(2) unavailable or TRAVPOOL_BIASED_LOCKS=0");
+    return;
+  }
+  using travpool::detail::test_access;
+  travpool::concurrent_pool<element> pool(travpool::bin_capacity{256});
+  struct observed {
+    std::uint32_t bins = 0, bias0 = 0, bias1 = 0;
+    std::size_t live2_before = 0, live2_after = 0;
+    element* refilled[4] = {};
+    element* expected[4] = {};
+  } o;
+  std::thread t([&] {
+    std::vector<element*> v;
+    for (std::uint64_t i = 0; i < 600; ++i) v.push_back(pool.create(element{0, i, element::mix(0, i)}));
+    o.bins = static_cast<std::uint32_t>(pool.bin_count());  // bins 0 and 1 full; bin 2 claimed
+    // Locked destroys, which bias bins 0 and 1 to this thread; then biased
+    // ones, which make bin 0, then bin 1, the hot bins.
+    pool.destroy(v[10]);
+    pool.destroy(v[300]);
+    o.bias0 = biased_to(pool, 0);
+    o.bias1 = biased_to(pool, 1);
+    pool.destroy(v[20]);
+    pool.destroy(v[310]);
+    o.live2_before = test_access::bins(pool)[2]->live_;
+    // Bin 1's holes first (LIFO), then bin 0's: none goes to bin 2.
+    const element* order[4] = {v[310], v[300], v[20], v[10]};
+    for (int k = 0; k < 4; ++k) {
+      o.expected[k] = const_cast<element*>(order[k]);
+      o.refilled[k] = pool.create(element{0, 1000 + static_cast<std::uint64_t>(k), element::mix(0, 1000 + k)});
+    }
+    o.live2_after = test_access::bins(pool)[2]->live_;
+    pool.create(element{0, 2000, element::mix(0, 2000)});  // bins 0 and 1 full: the claimed bin
+    for (element* e : v) {
+      if (e != v[10] && e != v[20] && e != v[300] && e != v[310]) pool.destroy(e);
+    }
+  });
+  t.join();
+  REQUIRE(o.bins == 3);
+  REQUIRE(o.bias0 != 0);
+  REQUIRE(o.bias1 != 0);
+  for (int k = 0; k < 4; ++k) CHECK(o.refilled[k] == o.expected[k]);
+  CHECK(o.live2_after == o.live2_before);
+  REQUIRE(pool.size() == 5);
+  pool.validate();
+}
+
 TEST_CASE("a thread that leaves a full bin refills the fullest bin with room, not the next one",
           "[concurrent][refill]") {
   using travpool::detail::test_access;

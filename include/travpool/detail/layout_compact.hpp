@@ -145,8 +145,10 @@ struct compact_layout {
     publish<BinLocked>(w, w & ~(std::uint64_t{1} << (i & 63)));
     mark_fresh(b, i, next_free, next, prev);
   }
+  // Forced inline: on create's fast path, which GCC otherwise left calling
+  // it once concurrent_bins::take gained a second inlined create.
   template <bool BinLocked = false>
-  static void mark_assigned(const bin_base& b, std::uint32_t i) noexcept {
+  TRAVPOOL_ALWAYS_INLINE static void mark_assigned(const bin_base& b, std::uint32_t i) noexcept {
     std::uint64_t& w = bits(b)[i >> 6];
     publish<BinLocked>(w, w | std::uint64_t{1} << (i & 63));
   }

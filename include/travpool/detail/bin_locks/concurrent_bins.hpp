@@ -26,15 +26,17 @@
 // Hot bins. The destroys of a thread that creates in the pool (it
 // remembers a bin of it), in a bin claimed by nobody, run under its lock
 // and count towards biasing it to that thread, as the claimant's do;
-// the bin of the thread's last biased destroy is its hot bin
-// (remembered_bin::hot), and take() tries it before the claimed bin, so a
-// destroy followed by a create reuses the chunk just freed, as pool<T>'s
-// LIFO free list does. Only the bias is needed to create there:
+// the bins of the thread's last 4 biased destroys (in distinct bins) are
+// its hot bins (remembered_bin::hot, latest first), and take() tries them
+// before the claimed bin, so a destroy followed by a create reuses the
+// chunk just freed, as pool<T>'s LIFO free list does, and a run of
+// destroys in several bins is refilled in all of them, as pool<T>'s
+// available list refills them. Only the bias is needed to create there:
 //   lock_'s bias = t  =>  claim_ in {0, t}   (a claim revokes other biases)
 // so a hot bin is never another thread's claimed bin. Scans skip full bins
 // unlocked, so they revoke a destroyer's bias only on a bin they can use.
 // A thread that exits drops the biases of its claimed and hot bins; a bias
-// it holds on another bin (a hot bin it left) stays until the next thread
+// it holds on another bin (a hot bin it dropped) stays until the next thread
 // that locks that bin revokes it, one heavy barrier.
 
 #pragma once
@@ -87,7 +89,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
     if (slot.pool_id == this->id()) {
       // The bin of this thread's last biased destroy first: its chunk is
       // the head of that bin's free list, and still in cache.
-      if (bin* h = slot.hot; h != nullptr) {
+      if (bin* h = slot.hot[slot.top]; h != nullptr) {
         if (section_record* r = h->lock_.enter(state)) {
           if (!h->full()) {
             const std::uint32_t i = take_chunk(*h);
@@ -96,7 +98,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
           }
           h->lock_.leave(*r);
         }
-        slot.hot = nullptr;
+        if (const taken t = take_older_hot(state, slot); t.bin != nullptr) return t;
       }
       bin* b = slot.bin;
       // Biased to this thread: no locked instruction. (Retiring a bin
@@ -144,7 +146,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
         ~leave_on_exit() { b.lock_.leave(r); }
       } leave{b, *r};
       remembered_bin& slot = remembered_for(state, this->id());
-      if (slot.pool_id == this->id()) slot.hot = &b;
+      if (slot.pool_id == this->id()) slot.push_hot(&b);
       return std::forward<F>(f)();
     }
     const std::uint32_t me = thread_number();
@@ -189,6 +191,29 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
     const std::uint16_t m = begin_change(b);
     algo::release(b, i);
     end_change(b, m);
+  }
+
+  // The latest hot bin is not biased to this thread, or is full: drops
+  // it, and takes a chunk from the latest of the older hot bins that is
+  // biased to this thread and has room, dropping those before it.
+  // Returns: the chunk taken, or {nullptr} when none was: no hot bin is
+  // left. Refilling the older hot bins too, not only the latest, keeps the
+  // holes that a run of destroys in several bins left from staying there
+  // until a scan refills the bin (docs/threads.md, "Refill and reuse
+  // policies"): pool<T>'s available list refills every one of them.
+  TRAVPOOL_NOINLINE taken take_older_hot(thread_state& state, remembered_bin& slot) noexcept {
+    slot.pop_hot();
+    for (bin* h; (h = slot.hot[slot.top]) != nullptr; slot.pop_hot()) {
+      if (section_record* r = h->lock_.enter(state)) {
+        if (!h->full()) {
+          const std::uint32_t i = take_chunk(*h);
+          h->lock_.leave(*r);
+          return {h, i, false};
+        }
+        h->lock_.leave(*r);
+      }
+    }
+    return {nullptr, 0, false};
   }
 
   // The remembered bin is not biased to this thread, or is full. If the
@@ -251,7 +276,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
         std::uint32_t i = 0;
         if (!b->full() && (locked_claim == 0 || locked_claim == me)) i = claim_and_take(*b, me, failed, scanned);
         b->lock_.unlock();
-        if (i != 0) slot = {this->id(), b};
+        if (i != 0) remember(slot, b);
         return i;
       };
       if (bin* b = fullest_with_room(start, n, me, scanned); b != nullptr && b->lock_.try_lock()) {
@@ -291,7 +316,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
     }
     std::lock_guard<bin_lock> g(b->lock_);
     const std::uint32_t i = claim_and_take(*b, me, failed, scanned);
-    slot = {this->id(), b};
+    remember(slot, b);
     return {b, i, true};
   }
 
@@ -309,7 +334,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
   // one per capacity()/64 creates in the thread's bins.
   // The thread's own bins come first, however empty: a foreign bin, even a
   // fuller one, would mix two threads' elements, whose destroys then meet
-  // on its lock (docs/threads.md, "Three refill and reuse policies"). The
+  // on its lock (docs/threads.md, "Refill and reuse policies"). The
   // scan stops early only at an own bin within 2 * floor of full, so a
   // thread without one reads every header once per refill.
   bin* fullest_with_room(bin* b, std::size_t n, std::uint32_t me, std::uint32_t& scanned) const noexcept {
@@ -332,6 +357,13 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
       if (k == 0 && live >= most - floor) break;  // within 2 * floor of full: as good as any
     }
     return best[0] != nullptr ? best[0] : best[1];
+  }
+
+  // Requires: slot is this pool's, or empty (release_remembered).
+  // Effects: b is the claimed bin the slot remembers; the hot bins stay.
+  void remember(remembered_bin& slot, bin* b) noexcept {
+    slot.pool_id = this->id();
+    slot.bin = b;
   }
 
   // Requires: b's lock. Effects: claims b for `me` and assigns a chunk.

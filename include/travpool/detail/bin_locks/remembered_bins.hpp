@@ -5,9 +5,10 @@
 // the thread exits.
 //
 // Invariant (t = the thread, id = a pool's identity, never reused):
-//   slot = {id, b, h}  =>  b is a bin of pool id that t claimed
-//                          (b->claim_ = t unless given up); h is null or a
-//                          bin of pool id (a hint: take() checks its bias)
+//   slot = {id, b, hot}  =>  b is a bin of pool id that t claimed
+//                          (b->claim_ = t unless given up); each hot[k] is
+//                          null or a bin of pool id (a hint: take() checks
+//                          its bias)
 //   current_thread_state() = &idle_thread_state  =>  t has no slot and no
 //                          record (it never scanned, or it exited)
 #pragma once
@@ -29,9 +30,28 @@ struct section_record;
 // consecutive ids never evict each other, and an evicted pool only costs
 // its next create a scan.
 struct remembered_bin {
+  static constexpr std::uint32_t hot_depth = 4;  // a power of two
+
   std::uint64_t pool_id = 0;
   bin_base* bin = nullptr;  // claimed by this thread (or being left)
-  bin_base* hot = nullptr;  // last biased destroy's bin, or nullptr: a hint
+  // The bins of this thread's last biased destroys in this pool, hints for
+  // its creates: a ring, hot[top] the latest, then hot[top - 1], ...
+  // (mod hot_depth); nullptr: none. A bin destroyed in again while it is
+  // the latest is not entered twice.
+  bin_base* hot[hot_depth] = {};
+  std::uint32_t top = 0;
+
+  // Effects: b is the latest hot bin.
+  void push_hot(bin_base* b) noexcept {
+    if (hot[top] == b) return;
+    top = (top + 1) & (hot_depth - 1);
+    hot[top] = b;
+  }
+  // Effects: drops the latest hot bin; the one before it is the latest.
+  void pop_hot() noexcept {
+    hot[top] = nullptr;
+    top = (top - 1) & (hot_depth - 1);
+  }
 };
 inline constexpr std::size_t remembered_slots = 16;
 

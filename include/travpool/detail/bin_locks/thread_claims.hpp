@@ -62,14 +62,16 @@ class claim_registry {
   // Requires: `me` and `t` are the calling thread's thread_number and
   // section record (passed in: the thread's exit reads no thread_local).
   // Effects: if pool `slot.pool_id` is live, gives up the calling thread's
-  // claim on `slot.bin` and its biases on `slot.bin` and `slot.hot`.
+  // claim on `slot.bin` and its biases on `slot.bin` and the hot bins.
   // Returns: false if the bin's lock was busy (nothing done; try again).
   // Gives up (true) if the calling thread is inside the bin's biased section.
   bool release_claim(const remembered_bin& slot, std::uint32_t me, const thread_section_record& t) noexcept {
     std::lock_guard<std::mutex> g(mutex_);
     if (!std::binary_search(ids_.begin(), ids_.end(), slot.pool_id)) return true;
     // Both bins are mapped: their pool is live.
-    return give_up(slot.hot, me, t, false) && give_up(slot.bin, me, t, true);
+    for (bin_base* h : slot.hot)
+      if (!give_up(h, me, t, false)) return false;
+    return give_up(slot.bin, me, t, true);
   }
 
  private:
