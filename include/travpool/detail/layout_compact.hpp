@@ -33,8 +33,11 @@
 // is the sequential stream, not the latency of the lines it reads. So the
 // sweep, on entering block k, applies this rule to block j = k + ahead
 // (ahead * 64 * stride >= 6 KiB), reading only the bitmap:
-//   full block:    prefetch it unless the `trusted_full` blocks before it are
-//                  full too (the hardware stream is established);
+//   full block:    prefetch it unless the `trusted_full` blocks before it
+//                  have no free run of `stream_break` chunks either (the
+//                  hardware stream is established: a shorter hole does not
+//                  break it, so a few scattered holes, as a churn leaves,
+//                  prefetch nothing);
 //   partial block: prefetch it if it follows an empty block, or if its
 //                  holes are clustered: z free chunks in r free runs with
 //                  z >= `stream_break` (two cache lines' worth) and
@@ -296,6 +299,19 @@ struct compact_layout {
     for (std::size_t i = 1; i <= trusted_full; ++i) all &= w[j - i];
     return all == ~std::uint64_t{0};
   }
+  // Returns: whether blocks j - trusted_full .. j - 1 (j >= trusted_full)
+  // have no free run of stream_break chunks or more within a block: the
+  // hardware's stream through them is unbroken. (full_before, its inline
+  // shortcut, settles the all-full case.)
+  static bool stream_before(const std::uint64_t* w, std::size_t j) noexcept {
+    for (std::size_t i = 1; i <= trusted_full; ++i) {
+      const std::uint64_t x = ~w[j - i];
+      std::uint64_t run = x;
+      for (int k = 1; k < stream_break; ++k) run &= x >> k;
+      if (run != 0) return false;
+    }
+    return true;
+  }
   // Requires: j >= 1. Effects: the rule for block j of b (nothing if j is
   // past b's bitmap). The cases that prefetch nothing while the sweep walks
   // block after block (an established full stream, random holes) are
@@ -317,7 +333,7 @@ struct compact_layout {
     if (j >= n) return;
     const std::uint64_t m = w[j];
     if (m == ~std::uint64_t{0}) {
-      if (j < trusted_full || !full_before(w, j)) prefetch_block(b, j);
+      if (j < trusted_full || !stream_before(w, j)) prefetch_block(b, j);
       return;
     }
     if (m != 0) {
