@@ -88,7 +88,8 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
     remembered_bin& slot = remembered_for(state, this->id());
     if (slot.pool_id == this->id()) {
       // The bin of this thread's last biased destroy first: its chunk is
-      // the head of that bin's free list, and still in cache.
+      // the head of that bin's free list, and still in cache; then the
+      // older hot bins (take_older_hot).
       if (bin* h = slot.hot[slot.top]; h != nullptr) {
         if (section_record* r = h->lock_.enter(state)) {
           if (!h->full()) {

@@ -63,7 +63,8 @@ class claim_registry {
   // section record (passed in: the thread's exit reads no thread_local).
   // Effects: if pool `slot.pool_id` is live, gives up the calling thread's
   // claim on `slot.bin` and its biases on `slot.bin` and the hot bins.
-  // Returns: false if the bin's lock was busy (nothing done; try again).
+  // Returns: false if a bin's lock was busy (what was given up before it
+  // stays given up; try again).
   // Gives up (true) if the calling thread is inside the bin's biased section.
   bool release_claim(const remembered_bin& slot, std::uint32_t me, const thread_section_record& t) noexcept {
     std::lock_guard<std::mutex> g(mutex_);
