@@ -3,9 +3,11 @@
 // thread) make alloc_peers_bench's operations (create N, destroy all in
 // random order, create N again, destroy all again, fill to N/2, then N
 // random creates and destroys at about N/2 live), then report: live
-// elements, runs of adjacent live chunks, bitmap words (blocks of 64
-// chunks) that are neither full nor empty, 2 MiB regions with live
-// elements, and the for_each sweep's median time of 31 (ms). Refill and
+// elements, runs of adjacent live chunks, 64-chunk windows that are
+// neither full nor empty (a proxy for the bitmap's blocks: windows start
+// at each 2 MiB region's lowest live chunk, not at the bin's first chunk),
+// 2 MiB regions with live elements, and the for_each sweep's median time
+// of 31 (ms). Refill and
 // reuse policies show up in the runs (docs/threads.md, "Refill and reuse
 // policies").
 //   g++ -std=c++20 -O2 -DNDEBUG -Iinclude bench/standalone/churn_structure.cpp -o /tmp/cs && /tmp/cs [N] [24|64]
@@ -67,7 +69,7 @@ void run(const char* name, std::size_t n) {
     }
   }
   // Structure, from the addresses in iteration order (address order within
-  // a bin). Blocks of 64 chunks are counted from the bin's first chunk.
+  // a bin).
   std::size_t runs = 0;
   const E* prev = nullptr;
   std::map<std::uintptr_t, std::size_t> regions;
@@ -78,9 +80,8 @@ void run(const char* name, std::size_t n) {
     prev = e;
     ++regions[reinterpret_cast<std::uintptr_t>(e) >> 21];
   }
-  // Blocks: chunks are indexed from the bin's chunk array, which a pool
-  // does not expose; 64 * sizeof(E) bytes from the lowest live address of
-  // each region approximates them (the same rule for both pools).
+  // Windows of 64 * sizeof(E) bytes from the lowest live address of each
+  // region, the same rule for both pools.
   std::map<std::uintptr_t, std::uintptr_t> region_base;
   for (auto it = c.begin(); it != c.end(); ++it) {
     const auto a = reinterpret_cast<std::uintptr_t>(&*it);
@@ -104,7 +105,7 @@ void run(const char* name, std::size_t n) {
     t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(t.begin(), t.end());
-  std::printf("%-16s %zu B  live %zu  runs %zu  partial blocks %zu  regions %zu  sweep %.3f ms  (%llu)\n", name,
+  std::printf("%-16s %zu B  live %zu  runs %zu  partial windows %zu  regions %zu  sweep %.3f ms  (%llu)\n", name,
               sizeof(E), c.size(), runs, partial, regions.size(), t[t.size() / 2],
               static_cast<unsigned long long>(sum & 0xff));
 }

@@ -436,6 +436,79 @@ TEST_CASE("creates refill the holes of the thread's last destroys in several bin
   CHECK(o.live2_after == o.live2_before);
   REQUIRE(pool.size() == 5);
   pool.validate();
+  // The thread exited: it gave up the biases of its hot bins too.
+  CHECK(biased_to(pool, 0) == 0);
+  CHECK(biased_to(pool, 1) == 0);
+  CHECK(biased_to(pool, 2) == 0);
+}
+
+namespace {
+// An element whose destructor creates `creates` elements in `pool` (set
+// for one destroy), recording them.
+struct spawning {
+  static inline travpool::concurrent_pool<spawning>* pool = nullptr;
+  static inline int creates = 0;
+  static inline std::vector<spawning*> made;
+  std::uint64_t seq = 0;
+  explicit spawning(std::uint64_t s) : seq(s) {}
+  ~spawning() {
+    for (; creates > 0; --creates) made.push_back(pool->create(1000 + made.size()));
+  }
+};
+std::uint32_t biased_to(const travpool::concurrent_pool<spawning>& pool, std::size_t bin) {
+  return travpool::detail::test_access::bins(pool)[bin]->lock_.biased_to();
+}
+}  // namespace
+
+TEST_CASE("a destructor run by a biased destroy may create: hot bins it is inside are skipped",
+          "[concurrent][biased][reentrant]") {
+  if (!travpool::detail::biasing_enabled()) {
+    WARN("skipped: membarrier(2) unavailable or TRAVPOOL_BIASED_LOCKS=0");
+    return;
+  }
+  using travpool::detail::test_access;
+  travpool::concurrent_pool<spawning> pool(travpool::bin_capacity{256});
+  spawning::pool = &pool;
+  spawning::made.clear();
+  struct observed {
+    std::uint32_t bins = 0, bias0 = 0, bias1 = 0;
+    std::vector<std::size_t> bins_made;  // the list position of each element made by the destructor
+    bool threw = false;
+  } o;
+  std::thread t([&] {
+    std::vector<spawning*> v;
+    for (std::uint64_t i = 0; i < 600; ++i) v.push_back(pool.create(i));
+    o.bins = static_cast<std::uint32_t>(pool.bin_count());  // bins 0 and 1 full; bin 2 claimed
+    pool.destroy(v[310]);                                   // locked: biases bin 1
+    pool.destroy(v[300]);                                   // biased: bin 1 is hot
+    pool.destroy(v[10]);                                    // locked: biases bin 0
+    pool.destroy(v[20]);                                    // biased: hot bins 1, 0 (latest)
+    o.bias0 = biased_to(pool, 0);
+    o.bias1 = biased_to(pool, 1);
+    // Destroyed in bin 1's biased section, which makes bin 1 the latest hot
+    // bin again; its destructor creates 3 times: bin 1 (it is inside) is
+    // skipped, bin 0's two holes are refilled, then bin 1 again is skipped
+    // and the claimed bin 2 takes the third.
+    spawning::creates = 3;
+    try {
+      pool.destroy(v[311]);
+    } catch (const travpool::usage_error&) {
+      o.threw = true;
+    }
+    for (spawning* e : spawning::made) o.bins_made.push_back(test_access::position(pool, e).first);
+    for (spawning* e : v)
+      if (e != v[10] && e != v[20] && e != v[300] && e != v[310] && e != v[311]) pool.destroy(e);
+    for (spawning* e : spawning::made) pool.destroy(e);
+  });
+  t.join();
+  REQUIRE(o.bins == 3);
+  REQUIRE(o.bias0 != 0);
+  REQUIRE(o.bias1 != 0);
+  CHECK_FALSE(o.threw);
+  CHECK(o.bins_made == std::vector<std::size_t>{0, 0, 2});
+  CHECK(pool.empty());
+  pool.validate();
+  spawning::made.clear();
 }
 
 TEST_CASE("a thread that leaves a full bin refills the fullest bin with room, not the next one",

@@ -312,7 +312,7 @@ inline void membarrier_all() noexcept { win32::flush_process_write_buffers(); }
 // lock) does not exclude when several threads' first uses race: under
 // wine, fresh locks first taken by 4 threads at once let two of them in
 // together in about 1 round in 4, and never once one lock() had gone
-// before; a concurrent_pool's list lock failed that way in about 1 run in
+// before; a concurrent_pool's list lock failed that way in 1 to 9 runs in
 // 2,000 of a test (platform_test: "rw_mutex excludes from its first use").
 class rw_mutex {
  public:

@@ -396,7 +396,9 @@ class bin_lock {
   // caller is then inside the section and must call leave() with it.
   // nullptr: the caller must take the mutex.
   // Throws: usage_error if the caller is inside this bin's section already
-  // (a destructor that destroys an element of its own bin).
+  // (a destructor that destroys an element of its own bin). Hint: the bin
+  // is only a hint (a hot bin), and re-entrance returns nullptr instead.
+  template <bool Hint = false>
   TRAVPOOL_ALWAYS_INLINE section_record* enter(const thread_state& s) {
     const std::uint32_t bias = bias_.load(std::memory_order_relaxed);
     if (bias != s.record.index) return nullptr;  // the index is never 0, nor a bias without a record
@@ -405,8 +407,11 @@ class bin_lock {
     // Holding this bin's lock (a destructor run by a locked destroy or
     // clear), or inside its section (a destructor run in it): re-entrance.
     // Inside another bin's section: nest, up to depth_max.
-    if (word_.held_by(s.number)) spin_lock::throw_reentrant();
-    if (d != 0 && !may_nest(r)) return nullptr;
+    if (word_.held_by(s.number)) {
+      if constexpr (Hint) return nullptr;
+      spin_lock::throw_reentrant();
+    }
+    if (d != 0 && !may_nest<Hint>(r)) return nullptr;
     // Release (a plain store on x86): a revoker of an earlier section in
     // this slot that reads this value still synchronises with that section.
     r.inside[d].store(this, std::memory_order_release);
@@ -480,10 +485,15 @@ class bin_lock {
 
  private:
   // Returns: whether a section of this bin may open inside the sections
-  // recorded in r: false past depth_max (the caller takes the mutex).
-  // Throws: usage_error if r is inside this bin's section already.
+  // recorded in r: false past depth_max (the caller takes the mutex), and
+  // with Hint, false if r is inside this bin's section already.
+  // Throws: usage_error if r is inside this bin's section already (not Hint).
+  template <bool Hint>
   TRAVPOOL_COLD bool may_nest(const section_record& r) const {
-    if (r.holds(this)) spin_lock::throw_reentrant();
+    if (r.holds(this)) {
+      if constexpr (Hint) return false;
+      spin_lock::throw_reentrant();
+    }
     return r.depth < section_record::depth_max;
   }
 

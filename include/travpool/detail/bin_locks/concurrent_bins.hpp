@@ -26,8 +26,9 @@
 // Hot bins. The destroys of a thread that creates in the pool (it
 // remembers a bin of it), in a bin claimed by nobody, run under its lock
 // and count towards biasing it to that thread, as the claimant's do;
-// the bins of the thread's last 4 biased destroys (in distinct bins) are
-// its hot bins (remembered_bin::hot, latest first), and take() tries them
+// the bins of the thread's last 4 biased destroys (a bin destroyed in
+// twice in a row is entered once) are its hot bins (remembered_bin::hot,
+// latest first), and take() tries them
 // before the claimed bin, so a destroy followed by a create reuses the
 // chunk just freed, as pool<T>'s LIFO free list does, and a run of
 // destroys in several bins is refilled in all of them, as pool<T>'s
@@ -76,10 +77,11 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
   static constexpr bool exact_size = false;  // size() sums the bins
   using bin_list::bin_list;
 
-  // Effects: takes a chunk from, in order: the bin of this thread's last
-  // destroy in this pool if it is biased to this thread and has room (the
-  // freed chunk is reused while it is in cache, as pool<T>'s LIFO list
-  // would); the remembered (claimed) bin; a scanned or new bin.
+  // Effects: takes a chunk from, in order: the bins of this thread's last
+  // biased destroys in this pool (its hot bins, latest first) that are
+  // still biased to it and have room (the freed chunk is reused while it
+  // is in cache, as pool<T>'s LIFO list would); the remembered (claimed)
+  // bin; a scanned or new bin.
   // Complexity: no locked instruction when one of the first two is biased
   // to this thread and has room; else the remembered bin's lock; else a
   // scan under the shared list lock, or a new bin under the exclusive one.
@@ -91,7 +93,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
       // the head of that bin's free list, and still in cache; then the
       // older hot bins (take_older_hot).
       if (bin* h = slot.hot[slot.top]; h != nullptr) {
-        if (section_record* r = h->lock_.enter(state)) {
+        if (section_record* r = h->lock_.enter<true>(state)) {
           if (!h->full()) {
             const std::uint32_t i = take_chunk(*h);
             h->lock_.leave(*r);
@@ -194,9 +196,11 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
     end_change(b, m);
   }
 
-  // The latest hot bin is not biased to this thread, or is full: drops
-  // it, and takes a chunk from the latest of the older hot bins that is
-  // biased to this thread and has room, dropping those before it.
+  // The latest hot bin is not biased to this thread, or is full, or the
+  // thread is inside it (a ~T run by a destroy there creates): drops it,
+  // and takes a chunk from the latest of the older hot bins that is biased
+  // to this thread, has room and is not one the thread is inside or holds,
+  // dropping those before it.
   // Returns: the chunk taken, or {nullptr} when none was: no hot bin is
   // left. Refilling the older hot bins too, not only the latest, keeps the
   // holes that a run of destroys in several bins left from staying there
@@ -205,7 +209,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
   TRAVPOOL_NOINLINE taken take_older_hot(thread_state& state, remembered_bin& slot) noexcept {
     slot.pop_hot();
     for (bin* h; (h = slot.hot[slot.top]) != nullptr; slot.pop_hot()) {
-      if (section_record* r = h->lock_.enter(state)) {
+      if (section_record* r = h->lock_.enter<true>(state)) {
         if (!h->full()) {
           const std::uint32_t i = take_chunk(*h);
           h->lock_.leave(*r);

@@ -30,7 +30,8 @@ struct section_record;
 // consecutive ids never evict each other, and an evicted pool only costs
 // its next create a scan.
 struct remembered_bin {
-  static constexpr std::uint32_t hot_depth = 4;  // a power of two
+  static constexpr std::uint32_t hot_depth = 4;
+  static_assert((hot_depth & (hot_depth - 1)) == 0, "the ring's index wraps with a mask");
 
   std::uint64_t pool_id = 0;
   bin_base* bin = nullptr;  // claimed by this thread (or being left)

@@ -63,16 +63,18 @@ class claim_registry {
   // section record (passed in: the thread's exit reads no thread_local).
   // Effects: if pool `slot.pool_id` is live, gives up the calling thread's
   // claim on `slot.bin` and its biases on `slot.bin` and the hot bins.
-  // Returns: false if a bin's lock was busy (what was given up before it
-  // stays given up; try again).
+  // Returns: false if the claimed bin's lock was busy (nothing done; try
+  // again). The hot bins are given up as far as their locks are free: a
+  // bias left on one costs the next thread that locks it one revocation,
+  // as a hot bin the thread dropped does.
   // Gives up (true) if the calling thread is inside the bin's biased section.
   bool release_claim(const remembered_bin& slot, std::uint32_t me, const thread_section_record& t) noexcept {
     std::lock_guard<std::mutex> g(mutex_);
     if (!std::binary_search(ids_.begin(), ids_.end(), slot.pool_id)) return true;
-    // Both bins are mapped: their pool is live.
-    for (bin_base* h : slot.hot)
-      if (!give_up(h, me, t, false)) return false;
-    return give_up(slot.bin, me, t, true);
+    // Every bin the slot names is mapped: its pool is live.
+    if (!give_up(slot.bin, me, t, true)) return false;
+    for (bin_base* h : slot.hot) (void)give_up(h, me, t, false);
+    return true;
   }
 
  private:
