@@ -70,28 +70,23 @@ void run(const char* name, std::size_t n) {
   }
   // Structure, from the addresses in iteration order (address order within
   // a bin).
+  // Windows of 64 * sizeof(E) bytes count from the lowest live address of
+  // each 2 MiB region, the same rule for both pools.
   std::size_t runs = 0;
   const E* prev = nullptr;
-  std::map<std::uintptr_t, std::size_t> regions;
-  std::map<std::pair<const void*, std::size_t>, int> blocks;  // (bin, block) -> live chunks
+  std::map<std::uintptr_t, std::uintptr_t> region_base;  // region -> lowest live address
   for (auto it = c.begin(); it != c.end(); ++it) {
     const E* e = &*it;
     if (e != prev + 1) ++runs;
     prev = e;
-    ++regions[reinterpret_cast<std::uintptr_t>(e) >> 21];
-  }
-  // Windows of 64 * sizeof(E) bytes from the lowest live address of each
-  // region, the same rule for both pools.
-  std::map<std::uintptr_t, std::uintptr_t> region_base;
-  for (auto it = c.begin(); it != c.end(); ++it) {
-    const auto a = reinterpret_cast<std::uintptr_t>(&*it);
+    const auto a = reinterpret_cast<std::uintptr_t>(e);
     auto [at, fresh] = region_base.emplace(a >> 21, a);
     if (!fresh && a < at->second) at->second = a;
   }
+  std::map<std::pair<std::uintptr_t, std::size_t>, int> blocks;  // (region, window) -> live chunks
   for (auto it = c.begin(); it != c.end(); ++it) {
     const auto a = reinterpret_cast<std::uintptr_t>(&*it);
-    const std::uintptr_t base = region_base[a >> 21];
-    ++blocks[{reinterpret_cast<const void*>(a >> 21), (a - base) / (64 * sizeof(E))}];
+    ++blocks[{a >> 21, (a - region_base[a >> 21]) / (64 * sizeof(E))}];
   }
   std::size_t partial = 0;
   for (const auto& [key, count] : blocks) partial += count != 64;
@@ -106,7 +101,7 @@ void run(const char* name, std::size_t n) {
   }
   std::sort(t.begin(), t.end());
   std::printf("%-16s %zu B  live %zu  runs %zu  partial windows %zu  regions %zu  sweep %.3f ms  (%llu)\n", name,
-              sizeof(E), c.size(), runs, partial, regions.size(), t[t.size() / 2],
+              sizeof(E), c.size(), runs, partial, region_base.size(), t[t.size() / 2],
               static_cast<unsigned long long>(sum & 0xff));
 }
 
