@@ -42,8 +42,10 @@
 //
 // Capacity (at any quiescent moment; B = bin_count(), C = bin_capacity())
 // -----------------------------------------------------------------------
-//   capacity() = B * C >= size()
-//   memory()   = sizeof(basic_pool) + (B + R) * (bin_span() + slot_bytes(bin_span()))
+//   capacity() = sum over bins b of b.capacity_ >= size()
+//              = B * C unless splice brought in bins of another capacity
+//   memory()   = sizeof(basic_pool) + sum over bins b of (span(b) + slot_bytes(span(b)))
+//                + R * (bin_span() + slot_bytes(bin_span()))
 //                where R = retired bins (sync::bin_locks only, else 0)
 //   splice(o): size'(this) = size(this) + size(o), size'(o) = 0,
 //              B'(this) = B(this) + B(o), B'(o) = 0
@@ -557,13 +559,16 @@ class basic_pool {
     return (size_type{1} << detail::bin_directory::address_bits) / chunk_stride;
   }
   // Returns: the chunks of all bins held, live or free.
-  size_type capacity() const noexcept { return bin_count() * bin_capacity(); }
+  size_type capacity() const noexcept { return core_.chunk_count(); }
   size_type bin_count() const noexcept { return core_.bin_count(); }
+  // Returns: the chunks of each bin this pool adds (bins spliced in from a
+  // pool of another bin capacity keep theirs).
   std::uint32_t bin_capacity() const noexcept { return core_.capacity(); }
-  // Returns: the bytes of address space one bin takes (a power of two).
+  // Returns: the bytes of address space each bin this pool adds takes (a
+  // power of two).
   size_type bin_span() const noexcept { return core_.span(); }
 
-  // Returns: the bytes this pool holds: sizeof(*this), plus bin_span() for
+  // Returns: the bytes this pool holds: sizeof(*this), plus the span of
   // each bin it holds (the bins on its list, and with sync::bin_locks the
   // retired bins shrink_to_fit keeps mapped), plus the bin directory's
   // slots that map those bins (16 B per 64 KiB of span; the directory's
@@ -574,8 +579,12 @@ class basic_pool {
   // Thread-safe with sync::bin_locks. Complexity: O(1); O(retired bins)
   // with sync::bin_locks.
   size_type memory() const noexcept {
-    const size_type bins = bin_count() + core_.retired_count();
-    return sizeof(basic_pool) + bins * (bin_span() + detail::bin_directory::slot_bytes(bin_span()));
+    // Spans are multiples of the directory's granule, so slot_bytes of
+    // their sum is the sum of their slot_bytes. Retired bins have
+    // bin_span() (concurrent pools hold bins of one capacity).
+    const size_type listed = core_.span_bytes(), retired = core_.retired_count() * bin_span();
+    return sizeof(basic_pool) + listed + detail::bin_directory::slot_bytes(listed) + retired +
+           detail::bin_directory::slot_bytes(retired);
   }
 
   // Effects: ensures capacity() >= n by adding bins.
@@ -604,25 +613,30 @@ class basic_pool {
   // accept them; through other they fail as for any foreign pointer).
   // other is left empty with no bins, keeps its bin capacity, and takes a
   // new identity; its end() stays valid. Iteration visits this pool's
-  // elements, then other's, each in their previous order.
+  // elements, then other's, each in their previous order. The bins keep
+  // their capacity: a pool may then hold bins of several capacities
+  // (capacity() counts each bin's chunks; bins added later have
+  // bin_capacity()).
   // stats::counters: the bins' counters move with them (they count as
   // allocated here and as released in other).
   // sync::bin_locks: not thread-safe: both pools must be quiescent (no
   // other thread creates or destroys in either, or sweeps them); the
   // threads' claims of other's bins are released, and what they remember
   // of other is forgotten. other's retired bins stay with other.
-  // Throws: std::invalid_argument if the bin capacities differ; usage_error
-  // (checks::on, checks::hardened) if &other == this; without checks splicing a pool into
-  // itself is a no-op. In both cases nothing changes.
-  // Complexity: O(other.bin_count() x bin_span() / 64 KiB): each bin's
+  // Throws: with sync::bin_locks, std::invalid_argument if the bin
+  // capacities differ (a retired bin is reused as a bin of bin_capacity());
+  // usage_error (checks::on, checks::hardened) if &other == this; without
+  // checks splicing a pool into itself is a no-op. In these cases nothing
+  // changes.
+  // Complexity: O(sum of other's bin spans / 64 KiB): each bin's
   // directory entries are rewritten.
   void splice(basic_pool& other) {
     if (&other == this) {
       if constexpr (!unchecked) detail::throw_misuse("splice", "a pool cannot be spliced into itself");
       return;
     }
-    if (other.bin_capacity() != bin_capacity())
-      throw std::invalid_argument("travpool::splice: the pools' bin capacities differ");
+    if (bin_locked && other.bin_capacity() != bin_capacity())
+      throw std::invalid_argument("travpool::splice: the concurrent pools' bin capacities differ");
     core_.splice(other.core_);
   }
   void splice(basic_pool&& other) { splice(other); }

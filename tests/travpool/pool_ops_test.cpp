@@ -452,19 +452,80 @@ TEMPLATE_TEST_CASE("splice takes an rvalue pool: a named one moved in, or a temp
   }
   a.validate();
   // The rvalue overload rejects what the lvalue one does.
-  REQUIRE_THROWS_AS(a.splice(pool_type(bin_capacity{8})), std::invalid_argument);
-  REQUIRE(a.size() == model.size());
+  if constexpr (std::is_same_v<typename pool_type::sync_type, travpool::sync::bin_locks>) {
+    REQUIRE_THROWS_AS(a.splice(pool_type(bin_capacity{8})), std::invalid_argument);
+    REQUIRE(a.size() == model.size());
+  }
 }
 
-TEMPLATE_TEST_CASE("splice rejects differing bin capacities and, with checks, itself", "[pool][splice][misuse]",
+TEMPLATE_TEST_CASE("splice of a pool with another bin capacity: each bin keeps its capacity", "[pool][splice]",
                    TRAVPOOL_TEST_POLICIES) {
+  using pool_type = travpool::test::pool_t<int, TestType>;
+  if constexpr (!std::is_same_v<typename pool_type::sync_type, travpool::sync::bin_locks>) {
+    // a: bins of 4; b: bins of 100, then bins of 7 from c; a takes all.
+    pool_type a(bin_capacity{4}), b(bin_capacity{100}), c(bin_capacity{7});
+    std::multiset<int> model;
+    std::vector<int*> ptrs;
+    for (int i = 0; i < 10; ++i) ptrs.push_back(a.create(i)), model.insert(i);
+    for (int i = 0; i < 150; ++i) ptrs.push_back(b.create(1000 + i)), model.insert(1000 + i);
+    for (int i = 0; i < 20; ++i) ptrs.push_back(c.create(5000 + i)), model.insert(5000 + i);
+    b.splice(c);
+    REQUIRE(b.capacity() == 2 * 100 + 3 * 7);
+    REQUIRE(b.bin_capacity() == 100);
+    b.validate();
+    const auto where = addresses(b);
+    const std::size_t a_cap = a.capacity(), b_cap = b.capacity(), bins = a.bin_count() + b.bin_count();
+    const std::size_t mem = a.memory() + b.memory() - sizeof(pool_type);
+    a.splice(b);
+    REQUIRE(a.bin_capacity() == 4);  // bins a adds later
+    REQUIRE(a.bin_count() == bins);
+    REQUIRE(a.capacity() == a_cap + b_cap);
+    REQUIRE(a.memory() == mem);
+    REQUIRE(b.capacity() == 0);
+    REQUIRE(b.memory() == sizeof(pool_type));
+    REQUIRE(a.size() == model.size());
+    a.validate();
+    for (int* p : ptrs) REQUIRE(a.contains(p));
+    const auto all = addresses(a);  // a's elements, then b's, none moved
+    REQUIRE(std::equal(where.begin(), where.end(), all.end() - static_cast<std::ptrdiff_t>(where.size())));
+    // Destroy everywhere, create again: freed chunks in the big bins are
+    // reused, the emptied bins given back, and each bin stays consistent.
+    for (std::size_t k = 0; k < ptrs.size(); k += 2) {
+      model.erase(model.find(*ptrs[k]));
+      a.destroy(ptrs[k]);
+    }
+    a.validate();
+    for (int i = 0; i < 200; ++i) a.create(-i), model.insert(-i);
+    a.validate();
+    REQUIRE(std::multiset<int>(a.begin(), a.end()) == model);
+    erase_if(a, [](int x) { return x >= 1000; });
+    std::erase_if(model, [](int x) { return x >= 1000; });
+    a.shrink_to_fit();
+    a.validate();
+    REQUIRE(a.capacity() >= a.size());
+    REQUIRE(std::multiset<int>(a.begin(), a.end()) == model);
+    a.clear();
+    a.shrink_to_fit();
+    REQUIRE(a.capacity() == 0);
+    REQUIRE(a.bin_count() == 0);
+    REQUIRE(a.memory() == sizeof(pool_type));
+    a.validate();
+  } else {
+    pool_type a(bin_capacity{4});
+    REQUIRE_THROWS_AS(a.splice(pool_type(bin_capacity{8})), std::invalid_argument);
+  }
+}
+
+TEMPLATE_TEST_CASE("splice rejects itself (with checks) and differing bin capacities of concurrent pools",
+                   "[pool][splice][misuse]", TRAVPOOL_TEST_POLICIES) {
   using pool_type = checked_pool_t<int, TestType>;
   pool_type a(bin_capacity{4}), b(bin_capacity{5});
   scrambled(a, 10);
   scrambled(b, 10);
   const auto ca = contents(a), cb = contents(b);
   const auto wa = addresses(a), wb = addresses(b);
-  REQUIRE_THROWS_AS(a.splice(b), std::invalid_argument);
+  if constexpr (std::is_same_v<typename pool_type::sync_type, travpool::sync::bin_locks>)
+    REQUIRE_THROWS_AS(a.splice(b), std::invalid_argument);
   REQUIRE_THROWS_AS(a.splice(a), usage_error);
   REQUIRE(contents(a) == ca);
   REQUIRE(addresses(a) == wa);

@@ -79,7 +79,7 @@ class local_bins : public Storage {
   std::size_t size() const noexcept { return size_; }
 
   void reserve(std::size_t n) {
-    while (this->bin_count() * this->capacity() < n) add_bin();
+    while (this->chunk_count() < n) add_bin();
   }
 
   // Effects: gives back every bin without a live element.

@@ -8,11 +8,18 @@
 //
 // Invariants, with L = the bins on the list:
 //   bin_count() = |L|
+//   chunk_count() = sum over b in L of b->capacity_
+//   span_bytes()  = sum over b in L of span_of(*b)
 //   for b in L: directory.find(b's span, id()) = b, b->owner_ = id(),
-//               b->capacity_ = capacity(), b's span = span() bytes,
-//               aligned to span() (so the directory maps each granule to
-//               at most one bin)
-//   span() = max(bit_ceil(bin_bytes(capacity())), directory granule, page)
+//               b's span = span_of(*b) = span_for(b->capacity_) bytes,
+//               aligned to it (so the directory maps each granule to at
+//               most one bin)
+//   span_for(c) = max(bit_ceil(bin_bytes(c)), directory granule, page)
+// capacity() is the capacity of the bins make_bin() makes, span() =
+// span_for(capacity()). Every bin a pool makes has capacity(); bins of
+// other capacities come in by splice, and stay until given back (pools
+// without sync::bin_locks only: concurrent_bins reuses retired bins as
+// bins of capacity(), so its splice requires equal capacities).
 // A bin off the list is either given back (span cache or OS) or, with
 // sync::bin_locks, retired: still mapped and registered with no owner.
 //
@@ -54,7 +61,7 @@ struct no_lock {
   void unlock() noexcept {}
 };
 
-template <class Ops, class Stats, bool BinLocked>
+template <class Ops, class Stats, bool BinLocked, class Spans = span_source>
 class bin_storage {
  public:
   using ops = Ops;
@@ -63,14 +70,34 @@ class bin_storage {
   using bin = bin_base;
   using stats_hook = Stats;
 
+  using spans_type = Spans;
+
+  // Effects: a storage without bins, whose bins will have `capacity`
+  // chunks; its span source is made from `spans_args`.
   // Throws: std::invalid_argument if capacity is 0 or above 2^31 - 2^16.
-  explicit bin_storage(std::uint32_t capacity) : capacity_(capacity), id_(next_pool_id()) {
+  template <class... SpansArgs>
+  explicit bin_storage(std::uint32_t capacity, SpansArgs&&... spans_args)
+      : capacity_(capacity), id_(next_pool_id()), spans_(std::forward<SpansArgs>(spans_args)...) {
+    set_capacity(capacity);
+  }
+  // Effects: the bins make_bin makes from now on have `capacity` chunks
+  // (bins made before keep theirs).
+  // Throws: std::invalid_argument if capacity is 0 or above 2^31 - 2^16;
+  // then nothing changes.
+  void set_capacity(std::uint32_t capacity) {
     if (capacity == 0 || capacity > max_bin_capacity)
       throw std::invalid_argument("travpool: bin capacity must be in [1, 2^31 - 2^16]");
-    // At least a page, so that a span's advice and unmapping never reach a
-    // neighbour (pages of more than 64 KiB exist on a few systems).
-    span_ = std::max({std::bit_ceil(traits::bin_bytes(capacity)), bin_directory::granule, page_size()});
+    capacity_ = capacity;
+    span_ = span_for(capacity);
   }
+  // Returns: the span of a bin of `capacity` chunks. At least a page, so
+  // that a span's advice and unmapping never reach a neighbour (pages of
+  // more than 64 KiB exist on a few systems).
+  static std::size_t span_for(std::uint32_t capacity) noexcept {
+    return std::max({std::bit_ceil(traits::bin_bytes(capacity)), bin_directory::granule, page_size()});
+  }
+  // Returns: the span of bin b (b was made by a storage of this layout).
+  std::size_t span_of(const bin& b) const noexcept { return b.capacity_ == capacity_ ? span_ : span_for(b.capacity_); }
   bin_storage(const bin_storage&) = delete;
   bin_storage& operator=(const bin_storage&) = delete;
 
@@ -80,6 +107,12 @@ class bin_storage {
   std::size_t span() const noexcept { return span_; }
   std::uint64_t id() const noexcept { return id_; }
   std::size_t bin_count() const noexcept { return bin_count_.load(std::memory_order_relaxed); }
+  Spans& spans() noexcept { return spans_; }
+  const Spans& spans() const noexcept { return spans_; }
+  // Returns: the chunks of the listed bins (of every capacity).
+  std::size_t chunk_count() const noexcept { return chunk_count_.load(std::memory_order_relaxed); }
+  // Returns: the bytes of the listed bins' spans.
+  std::size_t span_bytes() const noexcept { return span_bytes_.load(std::memory_order_relaxed); }
   Stats& stats_hooks() noexcept { return stats_; }
   const Stats& stats_hooks() const noexcept { return stats_; }
 
@@ -109,7 +142,7 @@ class bin_storage {
   // Out of line (once per bin): inlined, it changed how GCC compiled the
   // create fast path that calls it.
   TRAVPOOL_NOINLINE bin* make_bin() {
-    span_source::taken t;
+    typename Spans::taken t;
     {
       std::lock_guard<spans_lock> g(spans_mutex_);
       t = spans_.take_deferred(span_);
@@ -125,10 +158,10 @@ class bin_storage {
     try {
       bin_directory::insert(mem, span_, b, id_);
     } catch (...) {
-      // Unmapped, not cached: a span the directory cannot hold would fail
-      // every pool that took it from the cache.
+      // Discarded, not cached: a span the directory cannot hold would
+      // fail every pool that took it from the cache.
       b->~bin();
-      unmap(mem, span_);
+      spans_.discard(mem, span_);
       throw;
     }
     return b;
@@ -136,7 +169,7 @@ class bin_storage {
 
   // Requires: b's leaves exist in the directory (it was registered before).
   // Effects: registers b again (a retired bin being reused).
-  void reregister(bin* b) noexcept { bin_directory::insert(b, span_, b, id_); }
+  void reregister(bin* b) noexcept { bin_directory::insert(b, span_of(*b), b, id_); }
 
   // Effects: appends b to the bin list.
   void link(bin* b) noexcept {
@@ -145,7 +178,7 @@ class bin_storage {
     b->next_ = &root_;
     root_.prev_->next_ = b;
     root_.prev_ = b;
-    bin_count_.store(bin_count() + 1, std::memory_order_relaxed);
+    count_bins(1, b->capacity_, span_of(*b));
   }
 
   // Effects: removes b from the list and the directory; its counters go to
@@ -153,17 +186,19 @@ class bin_storage {
   void unlink(bin* b) noexcept {
     b->prev_->next_ = b->next_;
     b->next_->prev_ = b->prev_;
-    bin_count_.store(bin_count() - 1, std::memory_order_relaxed);
-    bin_directory::erase(b, span_);
+    const std::size_t span = span_of(*b);
+    count_bins(static_cast<std::size_t>(-1), -std::size_t{b->capacity_}, -span);
+    bin_directory::erase(b, span);
     stats_.on_bin_removed(*b);
   }
 
   // Requires: b is off the list. Effects: gives b's span back (span cache,
   // this pool's span source or the OS).
   void unmap_bin(bin* b) noexcept {
+    const std::size_t span = span_of(*b);
     b->~bin();
     std::lock_guard<spans_lock> g(spans_mutex_);
-    spans_.give_back(b, span_);
+    spans_.give_back(b, span);
   }
 
   // Effects: destroy_elements(b) for every listed bin, then gives it back.
@@ -193,11 +228,13 @@ class bin_storage {
     }
     o.root_.next_ = o.root_.prev_ = &o.root_;
     bin_count_.store(o.bin_count_.exchange(0, std::memory_order_relaxed), std::memory_order_relaxed);
+    chunk_count_.store(o.chunk_count_.exchange(0, std::memory_order_relaxed), std::memory_order_relaxed);
+    span_bytes_.store(o.span_bytes_.exchange(0, std::memory_order_relaxed), std::memory_order_relaxed);
     stats_ = std::exchange(o.stats_, Stats{});
   }
 
-  // Requires: &o != this, o.capacity() == capacity(), both quiescent (the
-  // layer above holds both lists' locks).
+  // Requires: &o != this, both quiescent (the layer above holds both
+  // lists' locks). o's bins may have any capacity; they keep it.
   // Effects: moves o's listed bins, in their order, to the end of this
   // pool's list: each is owned by id() and registered under it in the
   // directory. o keeps its totals (and, with sync::bin_locks, its retired
@@ -218,8 +255,8 @@ class bin_storage {
       last->next_ = &root_;
       root_.prev_ = last;
       o.root_.next_ = o.root_.prev_ = &o.root_;
-      bin_count_.store(bin_count() + n, std::memory_order_relaxed);
-      o.bin_count_.store(0, std::memory_order_relaxed);
+      count_bins(n, o.chunk_count(), o.span_bytes());
+      o.count_bins(-n, -o.chunk_count(), -o.span_bytes());  // to 0, 0, 0
       stats_.on_bins_spliced_in(n);
       o.stats_.on_bins_spliced_out(n);
     }
@@ -228,6 +265,15 @@ class bin_storage {
   }
 
  private:
+  // Effects: adds the three deltas (modulo 2^64) to the list's totals.
+  // Written only by the thread that changes the list; relaxed atomics so
+  // that size and capacity queries may read them from any thread.
+  void count_bins(std::size_t bins, std::size_t chunks, std::size_t bytes) noexcept {
+    bin_count_.store(bin_count() + bins, std::memory_order_relaxed);
+    chunk_count_.store(chunk_count() + chunks, std::memory_order_relaxed);
+    span_bytes_.store(span_bytes() + bytes, std::memory_order_relaxed);
+  }
+
   using spans_lock = std::conditional_t<BinLocked, std::mutex, no_lock>;
 
   // Read on every operation, written only by construction and moves.
@@ -236,7 +282,9 @@ class bin_storage {
   std::size_t span_ = 0;
   std::uint64_t id_;
   std::atomic<std::size_t> bin_count_{0};  // written when bins are added or removed
-  span_source spans_;                      // where new bins come from
+  std::atomic<std::size_t> chunk_count_{0};
+  std::atomic<std::size_t> span_bytes_{0};
+  Spans spans_;  // where new bins come from
   [[no_unique_address]] spans_lock spans_mutex_;
   [[no_unique_address]] Stats stats_;
 };

@@ -250,6 +250,9 @@ class span_source {
     }
   }
 
+  // Effects: unmaps p, a span from take() that must not be reused.
+  void discard(void* p, std::size_t span) noexcept { unmap(p, span); }
+
   // Effects: advises the fresh span p (just handed out) as the page policy
   // says. Returns: what to do with it next. Out of line: see
   // first_touch::act.

@@ -35,7 +35,7 @@ void validate_bins(const Core& core, std::size_t size) {
            std::string("free chunk has ") + which + " = " + std::to_string(got) + ", expected " + std::to_string(want));
   };
 
-  std::size_t live_total = 0, bins = 0;
+  std::size_t live_total = 0, bins = 0, chunks = 0, span_bytes = 0;
   std::vector<char> assigned, seen;
   std::vector<std::uint32_t> succ, pred;
   const bin_base* prev = core.root();
@@ -45,7 +45,11 @@ void validate_bins(const Core& core, std::size_t size) {
     if (b->prev_ != prev) fail(n, -1, "bin list prev link is broken");
     if (bin_directory::find(b, core.id()) != b) fail(n, -1, "bin is not registered in the directory");
     if (b->owner_ != core.id()) fail(n, -1, "bin is owned by another pool");
-    if (b->capacity_ != core.capacity()) fail(n, -1, "bin capacity differs from the pool's");
+    if (b->capacity_ == 0 || b->capacity_ > max_bin_capacity) fail(n, -1, "bin capacity out of range");
+    if (bin_directory::find(reinterpret_cast<const std::byte*>(b) + core.span_of(*b) - 1, core.id()) != b)
+      fail(n, -1, "the end of the bin's span is not registered to it");
+    chunks += b->capacity_;
+    span_bytes += core.span_of(*b);
     const std::uint32_t cap = b->capacity_, f1 = b->full_mark(), a1 = b->last();
     if (b->chunks_ != reinterpret_cast<const std::byte*>(b) + layout_traits<Ops>::chunks_offset(cap))
       fail(n, -1, "chunk array is misplaced");
@@ -103,6 +107,12 @@ void validate_bins(const Core& core, std::size_t size) {
   if (bins != core.bin_count())
     fail(bins, -1,
          "bin_count() is " + std::to_string(core.bin_count()) + " but the list holds " + std::to_string(bins));
+  if (chunks != core.chunk_count())
+    fail(bins, -1,
+         "chunk_count() is " + std::to_string(core.chunk_count()) + " but the bins hold " + std::to_string(chunks));
+  if (span_bytes != core.span_bytes())
+    fail(bins, -1,
+         "span_bytes() is " + std::to_string(core.span_bytes()) + " but the bins span " + std::to_string(span_bytes));
   if (live_total != size)
     fail(bins, -1, "size() is " + std::to_string(size) + " but bins hold " + std::to_string(live_total));
   if (const char* why = core.check_lists()) throw std::logic_error(std::string("travpool::validate: ") + why);

@@ -283,6 +283,73 @@ TEMPLATE_TEST_CASE("bin_storage: steal moves the bins and the identity, the vict
   b.release_all([](td::bin_base&) {});
 }
 
+TEMPLATE_TEST_CASE("bin_storage: splice brings bins of other capacities which keep their spans and the totals add up",
+                   "[storage]", STORAGE_TYPES) {
+  using ops = typename TestType::ops;
+  using traits = td::layout_traits<ops>;
+  // 60 chunks: one granule; the big capacity: a span of 4 granules.
+  const std::uint32_t big = [] {
+    std::uint32_t c = 60;
+    while (TestType::span_for(c) < 4 * td::bin_directory::granule) c *= 2;
+    return c;
+  }();
+  TestType s(60), o(big);
+  CHECK(TestType::span_for(60) == s.span());
+  CHECK(TestType::span_for(big) == o.span());
+  CHECK(TestType::span_for(big) == std::bit_ceil(traits::bin_bytes(big)));
+  td::bin_base* small_bin = s.make_bin();
+  s.link(small_bin);
+  td::bin_base* large[2];
+  for (auto& p : large) {
+    o.link(p = o.make_bin());
+    TestType::algo::create(*p);
+  }
+  CHECK(o.chunk_count() == 2 * std::size_t{big});
+  CHECK(o.span_bytes() == 2 * o.span());
+  CHECK(s.splice(o) == 2);
+  CHECK(o.bin_count() == 0);
+  CHECK(o.chunk_count() == 0);
+  CHECK(o.span_bytes() == 0);
+  CHECK(s.capacity() == 60);  // of the bins s makes
+  CHECK(s.bin_count() == 3);
+  CHECK(s.chunk_count() == 60 + 2 * std::size_t{big});
+  CHECK(s.span_bytes() == s.span() + 2 * o.span());
+  CHECK(listed(s) == std::vector<td::bin_base*>{small_bin, large[0], large[1]});
+  validate(s);
+  for (td::bin_base* b : large) {
+    CHECK(b->capacity_ == big);
+    CHECK(s.span_of(*b) == o.span());
+    CHECK(reinterpret_cast<std::uintptr_t>(b) % s.span_of(*b) == 0);
+    for (std::size_t g = 0; g < s.span_of(*b); g += td::bin_directory::granule) {
+      CHECK(s.find(bytes(b) + g) == b);
+      CHECK(o.find(bytes(b) + g) == nullptr);
+    }
+    CHECK(s.find(bytes(b) + s.span_of(*b)) != b);
+  }
+  CHECK(s.span_of(*small_bin) == s.span());
+  // Unlinking a large bin unregisters its whole span, and its span goes
+  // back as a span of its own size: o's next bin may be made in it.
+  s.unlink(large[0]);
+  for (std::size_t g = 0; g < o.span(); g += td::bin_directory::granule) CHECK(s.find(bytes(large[0]) + g) == nullptr);
+  CHECK(s.chunk_count() == 60 + std::size_t{big});
+  CHECK(s.span_bytes() == s.span() + o.span());
+  validate(s);
+  s.unmap_bin(large[0]);
+  td::bin_base* again = o.make_bin();
+  CHECK(again->capacity_ == big);
+  o.link(again);
+  validate(o);
+  // New bins of s have s's capacity.
+  td::bin_base* fresh = s.make_bin();
+  s.link(fresh);
+  CHECK(fresh->capacity_ == 60);
+  validate(s);
+  s.release_all([](td::bin_base&) {});
+  o.release_all([](td::bin_base&) {});
+  CHECK(s.chunk_count() == 0);
+  CHECK(s.span_bytes() == 0);
+}
+
 TEST_CASE("bin_storage with counting_stats: bins added and removed, counters merged when a bin goes",
           "[storage][stats]") {
   using storage = checked<td::bin_storage<td::compact_layout<16, 8>, td::counting_stats, false>>;

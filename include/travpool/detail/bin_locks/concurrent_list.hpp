@@ -57,7 +57,7 @@ class concurrent_bin_list : public Storage {
 
   void reserve(std::size_t n) {
     std::unique_lock list(list_mutex_);
-    while (this->bin_count() * this->capacity() < n) add_bin();
+    while (this->chunk_count() < n) add_bin();
   }
 
   // Effects: retires every bin without a live element.
@@ -220,7 +220,7 @@ class concurrent_bin_list : public Storage {
     b->avail_next_ = retired_;
     retired_ = b;
     const auto first_page = round_up(reinterpret_cast<std::uintptr_t>(b) + bin_header_bytes, page_size());
-    const auto end = reinterpret_cast<std::uintptr_t>(b) + this->span();
+    const auto end = reinterpret_cast<std::uintptr_t>(b) + this->span_of(*b);
     if (end > first_page) advise_dontneed(reinterpret_cast<void*>(first_page), end - first_page);
   }
 
