@@ -1,0 +1,138 @@
+// travpool/detail/allocator_spans.hpp: bin spans taken from a user's
+// allocator instead of the operating system: the span source of
+// bin_storage for containers whose memory must come from their Allocator
+// (allocator-aware containers, such as a hive).
+//
+// DESIGN NOTE
+// ===========
+// The bin directory maps each 64 KiB granule of the address space to at
+// most one bin, and that is what makes a pointer's bin an O(1) lookup. So
+// a bin must own whole granules: its span is granule-aligned and a whole
+// number of granules (bin_storage's spans are powers of two >= granule).
+// An allocator is asked for span / granule objects of `granule_block`, a
+// type aligned to the granule, so that allocators which honour
+// over-alignment (std::allocator through aligned operator new,
+// std::pmr::polymorphic_allocator through the resource's alignment
+// argument) return exactly the span and nothing is wasted. An allocator
+// may silently ignore an extended alignment ([allocator.requirements]);
+// when the memory it returns is misaligned, the source gives it back, asks
+// for one granule more, uses the granule-aligned span inside it, and
+// remembers where that allocation started:
+//
+//   aligned(p)            span = the allocation itself       (the usual case)
+//   misaligned(p)         span = [align_up(p), + span) inside p's span + granule
+//                         moved_[span] = p
+//
+// Invariants: every span handed out and not given back is granule-aligned,
+// `span` bytes, and came from alloc_ (directly, or as moved_'s entry
+// says); moved_ holds exactly the handed-out spans whose allocation
+// starts elsewhere.
+// Memory from an allocator is not advised (huge pages) or cached: it goes
+// back to the allocator when the bin is given back.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <new>
+#include <utility>
+
+#include "bin_directory.hpp"
+#include "huge_pages.hpp"
+
+namespace travpool::detail {
+
+struct alignas(bin_directory::granule) granule_block {
+  std::byte bytes[bin_directory::granule];
+};
+
+template <class Allocator>
+class allocator_spans {
+  using alloc_traits = typename std::allocator_traits<Allocator>::template rebind_traits<granule_block>;
+  using block_alloc = typename alloc_traits::allocator_type;
+  using pointer = typename alloc_traits::pointer;
+
+ public:
+  // The span and what its taker should do with it after releasing its
+  // lock: nothing (the same shape as span_source::taken).
+  struct taken {
+    void* span;
+    huge_page_choice::first_touch touch;
+  };
+
+  explicit allocator_spans(const Allocator& a = Allocator()) noexcept : alloc_(a) {}
+  allocator_spans(const allocator_spans&) = delete;
+  allocator_spans& operator=(const allocator_spans&) = delete;
+
+  // Returns: the allocator, as the container's Allocator.
+  Allocator allocator() const noexcept { return Allocator(alloc_); }
+  // Effects: replaces the allocator. Requires: no span of the old one is
+  // outstanding, or the two compare equal.
+  void set_allocator(const Allocator& a) noexcept { alloc_ = block_alloc(a); }
+
+  // Returns: a granule-aligned span of `span` bytes (a multiple of the
+  // granule) from the allocator; its bytes are unspecified.
+  // Throws: what the allocator throws (std::bad_alloc, usually); then
+  // nothing is held.
+  taken take_deferred(std::size_t span) {
+    const std::size_t n = span / bin_directory::granule;
+    pointer p = alloc_traits::allocate(alloc_, n);
+    void* const raw = std::to_address(p);
+    if (aligned(raw)) return {raw, {}};
+    alloc_traits::deallocate(alloc_, p, n);
+    return {take_moved(span), {}};
+  }
+  void* take(std::size_t span) { return take_deferred(span).span; }
+
+  // Requires: s from take(span) of an allocator equal to this one's, not
+  // given back yet. Effects: returns its memory to the allocator.
+  void give_back(void* s, std::size_t span) noexcept {
+    const std::size_t n = span / bin_directory::granule;
+    if (!moved_.empty()) {
+      if (const auto it = moved_.find(s); it != moved_.end()) {
+        alloc_traits::deallocate(alloc_, it->second, n + 1);
+        moved_.erase(it);
+        return;
+      }
+    }
+    alloc_traits::deallocate(alloc_, pointer_to(s), n);
+  }
+
+  // Effects: give_back (an allocator keeps no span for reuse here).
+  void discard(void* s, std::size_t span) noexcept { give_back(s, span); }
+
+  // Nothing is held ahead of need.
+  void release() noexcept {}
+
+ private:
+  static bool aligned(const void* p) noexcept {
+    return reinterpret_cast<std::uintptr_t>(p) % bin_directory::granule == 0;
+  }
+  static pointer pointer_to(void* s) noexcept {
+    return std::pointer_traits<pointer>::pointer_to(*static_cast<granule_block*>(s));
+  }
+
+  // Out of line: allocators that ignore over-alignment only.
+  TRAVPOOL_NOINLINE void* take_moved(std::size_t span) {
+    const std::size_t n = span / bin_directory::granule + 1;
+    pointer p = alloc_traits::allocate(alloc_, n);
+    const auto a = reinterpret_cast<std::uintptr_t>(std::to_address(p));
+    void* const s =
+        reinterpret_cast<void*>((a + bin_directory::granule - 1) / bin_directory::granule * bin_directory::granule);
+    try {
+      moved_.emplace(s, p);
+    } catch (...) {
+      alloc_traits::deallocate(alloc_, p, n);
+      throw;
+    }
+    return s;
+  }
+
+  using moved_alloc = typename alloc_traits::template rebind_alloc<std::pair<void* const, pointer>>;
+  [[no_unique_address]] block_alloc alloc_;
+  std::map<void*, pointer, std::less<>, moved_alloc> moved_{moved_alloc(alloc_)};  // span -> its allocation
+};
+
+}  // namespace travpool::detail
