@@ -84,9 +84,15 @@ class local_bins : public Storage {
 
   // Effects: gives back every bin without a live element.
   void shrink() noexcept {
+    shrink([](const bin&) noexcept { return true; });
+  }
+  // Effects: gives back, in list order, every bin b without a live element
+  // for which release(b) (asked just before) returns true.
+  template <class Pred>
+  void shrink(Pred release) noexcept {
     for (bin* b = this->first(); !b->is_root();) {
       bin* next = b->next_;
-      if (b->live_ == 0) release_bin(b);
+      if (b->live_ == 0 && release(std::as_const(*b))) release_bin(b);
       b = next;
     }
   }

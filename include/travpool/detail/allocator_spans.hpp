@@ -24,7 +24,7 @@
 //                         moved_[span] = p
 //
 // Invariants: every span handed out and not given back is granule-aligned,
-// `span` bytes, and came from alloc_ (directly, or as moved_'s entry
+// `span` bytes, and came from alloc_ (rebound; directly, or as moved_'s entry
 // says); moved_ holds exactly the handed-out spans whose allocation
 // starts elsewhere.
 // Memory from an allocator is not advised (huge pages) or cached: it goes
@@ -53,6 +53,7 @@ class allocator_spans {
   using alloc_traits = typename std::allocator_traits<Allocator>::template rebind_traits<granule_block>;
   using block_alloc = typename alloc_traits::allocator_type;
   using pointer = typename alloc_traits::pointer;
+  using moved_alloc = typename alloc_traits::template rebind_alloc<std::pair<void* const, pointer>>;
 
  public:
   // The span and what its taker should do with it after releasing its
@@ -66,11 +67,27 @@ class allocator_spans {
   allocator_spans(const allocator_spans&) = delete;
   allocator_spans& operator=(const allocator_spans&) = delete;
 
-  // Returns: the allocator, as the container's Allocator.
-  Allocator allocator() const noexcept { return Allocator(alloc_); }
+  // Returns: the allocator (the container's, which constructs and
+  // destroys its elements with it).
+  const Allocator& allocator() const noexcept { return alloc_; }
+  Allocator& allocator() noexcept { return alloc_; }
   // Effects: replaces the allocator. Requires: no span of the old one is
   // outstanding, or the two compare equal.
-  void set_allocator(const Allocator& a) noexcept { alloc_ = block_alloc(a); }
+  void set_allocator(const Allocator& a) noexcept { alloc_ = a; }
+
+  // Effects: this source gives back o's spans from now on (a storage took
+  // o's bins: bin_storage::steal, splice). Requires: o's allocator equals
+  // this one's. Allocates only for spans of an allocator that ignored the
+  // alignment, and only if the two sources' maps have unequal allocators
+  // (a failure then terminates: the caller cannot fail).
+  void adopt(allocator_spans& o) noexcept {
+    if (o.moved_.empty()) return;
+    if (moved_.get_allocator() == o.moved_.get_allocator())
+      moved_.merge(o.moved_);
+    else
+      moved_.insert(o.moved_.begin(), o.moved_.end());
+    o.moved_.clear();
+  }
 
   // Returns: a granule-aligned span of `span` bytes (a multiple of the
   // granule) from the allocator; its bytes are unspecified.
@@ -78,10 +95,11 @@ class allocator_spans {
   // nothing is held.
   taken take_deferred(std::size_t span) {
     const std::size_t n = span / bin_directory::granule;
-    pointer p = alloc_traits::allocate(alloc_, n);
+    block_alloc a(alloc_);
+    pointer p = alloc_traits::allocate(a, n);
     void* const raw = std::to_address(p);
     if (aligned(raw)) return {raw, {}};
-    alloc_traits::deallocate(alloc_, p, n);
+    alloc_traits::deallocate(a, p, n);
     return {take_moved(span), {}};
   }
   void* take(std::size_t span) { return take_deferred(span).span; }
@@ -90,14 +108,15 @@ class allocator_spans {
   // given back yet. Effects: returns its memory to the allocator.
   void give_back(void* s, std::size_t span) noexcept {
     const std::size_t n = span / bin_directory::granule;
+    block_alloc a(alloc_);
     if (!moved_.empty()) {
       if (const auto it = moved_.find(s); it != moved_.end()) {
-        alloc_traits::deallocate(alloc_, it->second, n + 1);
+        alloc_traits::deallocate(a, it->second, n + 1);
         moved_.erase(it);
         return;
       }
     }
-    alloc_traits::deallocate(alloc_, pointer_to(s), n);
+    alloc_traits::deallocate(a, pointer_to(s), n);
   }
 
   // Effects: give_back (an allocator keeps no span for reuse here).
@@ -117,21 +136,21 @@ class allocator_spans {
   // Out of line: allocators that ignore over-alignment only.
   TRAVPOOL_NOINLINE void* take_moved(std::size_t span) {
     const std::size_t n = span / bin_directory::granule + 1;
-    pointer p = alloc_traits::allocate(alloc_, n);
-    const auto a = reinterpret_cast<std::uintptr_t>(std::to_address(p));
+    block_alloc a(alloc_);
+    pointer p = alloc_traits::allocate(a, n);
+    const auto at = reinterpret_cast<std::uintptr_t>(std::to_address(p));
     void* const s =
-        reinterpret_cast<void*>((a + bin_directory::granule - 1) / bin_directory::granule * bin_directory::granule);
+        reinterpret_cast<void*>((at + bin_directory::granule - 1) / bin_directory::granule * bin_directory::granule);
     try {
       moved_.emplace(s, p);
     } catch (...) {
-      alloc_traits::deallocate(alloc_, p, n);
+      alloc_traits::deallocate(a, p, n);
       throw;
     }
     return s;
   }
 
-  using moved_alloc = typename alloc_traits::template rebind_alloc<std::pair<void* const, pointer>>;
-  [[no_unique_address]] block_alloc alloc_;
+  [[no_unique_address]] Allocator alloc_;
   std::map<void*, pointer, std::less<>, moved_alloc> moved_{moved_alloc(alloc_)};  // span -> its allocation
 };
 

@@ -231,6 +231,7 @@ class bin_storage {
     chunk_count_.store(o.chunk_count_.exchange(0, std::memory_order_relaxed), std::memory_order_relaxed);
     span_bytes_.store(o.span_bytes_.exchange(0, std::memory_order_relaxed), std::memory_order_relaxed);
     stats_ = std::exchange(o.stats_, Stats{});
+    spans_.adopt(o.spans_);
   }
 
   // Requires: &o != this, both quiescent (the layer above holds both
@@ -259,6 +260,7 @@ class bin_storage {
       o.count_bins(-n, -o.chunk_count(), -o.span_bytes());  // to 0, 0, 0
       stats_.on_bins_spliced_in(n);
       o.stats_.on_bins_spliced_out(n);
+      spans_.adopt(o.spans_);
     }
     o.id_ = next_pool_id();
     return n;

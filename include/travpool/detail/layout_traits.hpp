@@ -234,11 +234,14 @@ struct layout_traits {
   }
   // The paper's "about 64,000 chunks per bin", as one 2 MiB span: 86,918
   // chunks of 24 B in the compact layout, 65,528 of 32 B interleaved.
-  static constexpr std::uint32_t default_capacity() noexcept {
+  static constexpr std::uint32_t default_capacity() noexcept { return capacity_for_span(default_bin_span); }
+  // Returns: the largest cap with bin_bytes(cap) <= span, at least 1 and
+  // at most max_bin_capacity.
+  static constexpr std::uint32_t capacity_for_span(std::size_t span) noexcept {
     const std::size_t fixed = chunks_offset(0) + 4 * Ops::stride;
-    if (fixed + Ops::stride > default_bin_span) return 1;
-    std::size_t cap = (default_bin_span - fixed) / Ops::stride;
-    while (cap > 1 && bin_bytes(static_cast<std::uint32_t>(cap)) > default_bin_span) --cap;
+    if (fixed + Ops::stride > span) return 1;
+    std::size_t cap = std::min<std::size_t>((span - fixed) / Ops::stride, max_bin_capacity);
+    while (cap > 1 && bin_bytes(static_cast<std::uint32_t>(cap)) > span) --cap;
     return static_cast<std::uint32_t>(cap);
   }
 };

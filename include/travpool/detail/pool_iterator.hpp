@@ -48,7 +48,9 @@ namespace travpool {
 inline namespace TRAVPOOL_ABI_NAMESPACE {
 template <class T, class... Options>
 class basic_pool;
-}
+template <class T, class Allocator>
+class hive;
+}  // namespace TRAVPOOL_ABI_NAMESPACE
 
 namespace detail {
 
@@ -181,6 +183,8 @@ class pool_iterator {
  private:
   template <class, class...>
   friend class ::travpool::TRAVPOOL_ABI_NAMESPACE::basic_pool;
+  template <class, class>
+  friend class ::travpool::TRAVPOOL_ABI_NAMESPACE::hive;
   template <class, class, bool, checks_level>
   friend class pool_iterator;
   friend struct test_access;

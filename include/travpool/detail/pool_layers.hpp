@@ -15,6 +15,8 @@
 //              or checks::hardened: bins count their changes, and the O(1)
 //              checks are made)
 //   core_type = mutex_bins<bins_type> under sync::global_mutex, else bins_type.
+// hive<T, Allocator> takes pool<T>'s layers with bins from its allocator
+// (allocator_spans.hpp): hive_layers.
 //
 // basic_pool holds a core_type: its critical sections are the bin layer's.
 // basic_column_pool holds a bins_type and, under sync::global_mutex, its
@@ -32,6 +34,7 @@
 #include "../stats.hpp"
 #include "acquire_local.hpp"
 #include "acquisition.hpp"
+#include "allocator_spans.hpp"
 #include "bin.hpp"
 #include "bin_locks/concurrent_bins.hpp"
 #include "bin_storage.hpp"
@@ -74,6 +77,15 @@ struct pool_layers {
 template <class T, class... Options>
 using element_layers =
     pool_layers<layout_ops_for<select_option_t<layout_category, layout::compact, Options...>, T>, Options...>;
+
+// The layers of hive<T, Allocator>: pool<T>'s (layout::compact,
+// sync::none, stats::none, the default checks), with bin spans taken from
+// the allocator.
+template <class T, class Allocator>
+struct hive_layers : element_layers<T> {
+  using storage = bin_storage<typename element_layers<T>::ops, no_stats, false, allocator_spans<Allocator>>;
+  using core_type = local_bins<storage, element_layers<T>::tracked>;
+};
 
 }  // namespace TRAVPOOL_ABI_NAMESPACE
 

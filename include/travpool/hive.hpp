@@ -1,0 +1,705 @@
+// travpool/hive.hpp: travpool::hive<T, Allocator>, the C++26 std::hive
+// ([hive], P0447R28) on travpool's bins, usable from C++20.
+//
+//   travpool::hive<Vertex> vs;
+//   auto it = vs.insert({x, y, z});     // O(1); the element never moves
+//   for (Vertex& v : vs) ...            // skips erased slots, jumps gaps in O(1)
+//   vs.erase(it);                       // O(1)
+//   auto jt = vs.get_iterator(&*kt);    // O(1) from a pointer
+//
+// DESIGN NOTE
+// ===========
+// A hive is pool<T>'s layers (layout::compact, no synchronisation, the
+// default checks; detail/pool_layers.hpp: hive_layers) whose bins are
+// the hive's blocks and take their memory from the allocator
+// (detail/allocator_spans.hpp), plus the [hive] members pool<T> lacks.
+// So its sweeps are pool<T>'s sweeps, and a pointer's block is found
+// through the bin directory in O(1) (get_iterator).
+//
+// Blocks
+// ------
+// A block of capacity c is a bin of c chunks. Its span (what it takes
+// from the allocator) is bit_ceil(bin_bytes(c)), at least 64 KiB (the
+// directory's granule), granule-aligned:
+//   every block b:  limits.min <= b.capacity <= limits.max
+//                   (block_capacity_limits(); blocks spliced in were
+//                   checked against it, reshape re-establishes it)
+//   capacity() = sum of the blocks' capacities,  size() <= capacity()
+// A new block is made when an insertion finds no free chunk. Its
+// capacity fills a span of the blocks' total span rounded up to a power
+// of two, from 64 KiB to 2 MiB, clamped to the limits, so the capacity
+// roughly doubles per block until blocks fill 2 MiB (pool<T>'s bins).
+// default limits: [the chunks that fill 64 KiB, the chunks that fill 2 MiB];
+// hard limits: [1, 2^31 - 2^16]. A block below 64 KiB of chunks still
+// takes 64 KiB of address space (the directory's granule): the price of
+// O(1) get_iterator.
+//
+// Where [hive] leaves a choice
+// ----------------------------
+// * Insertion reuses the most recently erased slot of the block that last
+//   had room (LIFO, as plf::hive); iteration order is block order, then
+//   address order (pool.hpp, "Iteration order").
+// * splice(x) appends x's blocks after this hive's: x's elements iterate
+//   after the others. x's reserved blocks come along when they are within
+//   this hive's limits, and are given back otherwise.
+// * reshape, and shrink_to_fit when it reallocates, move every element
+//   into new blocks in iteration order (they keep their order).
+// * sort moves the values, not the slots; unique keeps the first of each
+//   group.
+// * Iterator relational operators are O(1) within a block and O(blocks)
+//   across blocks (a walk of the block list; pool_iterator.hpp).
+//
+// Beyond [hive]: contains(p), for_each(f), partition(k), validate(); a
+// get_iterator(p) of a pointer that is not an element returns end() (it
+// needs no precondition); erase, splice and the iterators check their
+// arguments under checks::on and checks::hardened (pool.hpp, options.hpp).
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <compare>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <new>
+#include <ranges>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "config.hpp"
+#include "detail/bin.hpp"
+#include "detail/bin_directory.hpp"
+#include "detail/layout_traits.hpp"
+#include "detail/partition.hpp"
+#include "detail/pool_iterator.hpp"
+#include "detail/pool_layers.hpp"
+#include "detail/validate.hpp"
+#include "subrange.hpp"
+#include "usage_error.hpp"
+
+// The [hive] revision travpool::hive follows: the value of __cpp_lib_hive
+// in the C++26 working draft (P0447R28).
+#define TRAVPOOL_HIVE 202502L
+
+namespace travpool {
+
+// The minimum and maximum capacity of a hive's blocks ([hive.syn]).
+struct hive_limits {
+  std::size_t min;
+  std::size_t max;
+  constexpr hive_limits(std::size_t minimum, std::size_t maximum) noexcept : min(minimum), max(maximum) {}
+};
+
+// The tag of the constructors from a range (std::from_range_t where the
+// standard library has it, C++23).
+#if defined(__cpp_lib_containers_ranges) && __cpp_lib_containers_ranges >= 202202L
+using std::from_range;
+using std::from_range_t;
+#else
+struct from_range_t {
+  explicit from_range_t() = default;
+};
+inline constexpr from_range_t from_range{};
+#endif
+
+namespace detail {
+template <class R, class T>
+concept container_compatible_range =
+    std::ranges::input_range<R> && std::convertible_to<std::ranges::range_reference_t<R>, T>;
+template <class I>
+concept legacy_input_iterator = requires {
+  typename std::iterator_traits<I>::iterator_category;
+}
+&&std::derived_from<typename std::iterator_traits<I>::iterator_category, std::input_iterator_tag>;
+template <class I>
+using iter_value_t = typename std::iterator_traits<I>::value_type;
+}  // namespace detail
+
+inline namespace TRAVPOOL_ABI_NAMESPACE {
+
+template <class T, class Allocator = std::allocator<T>>
+class hive {
+  static_assert(std::is_object_v<T> && !std::is_const_v<T> && !std::is_volatile_v<T> && !std::is_array_v<T>,
+                "travpool::hive: T must be a non-const, non-array object type");
+  static_assert(std::is_same_v<typename std::allocator_traits<Allocator>::value_type, T>,
+                "travpool::hive: Allocator::value_type must be T");
+
+  using layers = detail::hive_layers<T, Allocator>;
+  using ops = typename layers::ops;
+  using core_type = typename layers::core_type;
+  using storage = typename layers::storage;
+  using traits = detail::layout_traits<ops>;
+  using bin = detail::bin_base;
+  using alloc_traits = std::allocator_traits<Allocator>;
+  static constexpr bool checked = layers::checked;
+  static constexpr bool unchecked = layers::checks == detail::checks_level::off;
+
+ public:
+  // ---------------------------------------------------------------------
+  // Types
+  // ---------------------------------------------------------------------
+
+  using value_type = T;
+  using allocator_type = Allocator;
+  using pointer = typename alloc_traits::pointer;
+  using const_pointer = typename alloc_traits::const_pointer;
+  using reference = value_type&;
+  using const_reference = const value_type&;
+  using size_type = std::size_t;
+  using difference_type = std::ptrdiff_t;
+  using iterator = detail::pool_iterator<T, ops, false, layers::checks>;
+  using const_iterator = detail::pool_iterator<T, ops, true, layers::checks>;
+  using reverse_iterator = std::reverse_iterator<iterator>;
+  using const_reverse_iterator = std::reverse_iterator<const_iterator>;
+  using subrange = pool_subrange<iterator>;
+  using const_subrange = pool_subrange<const_iterator>;
+  // The checks policy (options.hpp): default_checks, as pool<T>'s.
+  using checks_type = typename layers::checks_type;
+
+  // ---------------------------------------------------------------------
+  // Construction, assignment, destruction ([hive.cons])
+  // ---------------------------------------------------------------------
+
+  // Effects: an empty hive with the default block limits; no memory is
+  // taken until the first insertion.
+  hive() noexcept(noexcept(Allocator())) : hive(Allocator()) {}
+  explicit hive(const Allocator& a) noexcept : hive(block_capacity_default_limits(), a) {}
+  // Throws: std::length_error if !is_within_hard_limits(limits) (then the
+  // hive is not constructed).
+  explicit hive(hive_limits limits, const Allocator& a = Allocator())
+      : core_(first_capacity(checked_limits(limits)), a), limits_(limits) {}
+
+  // Effects: n default-inserted elements. Throws: as the allocator and
+  // T's constructor, and (the limits forms) std::length_error as above.
+  explicit hive(size_type n, const Allocator& a = Allocator()) : hive(n, block_capacity_default_limits(), a) {}
+  hive(size_type n, hive_limits limits, const Allocator& a = Allocator()) : hive(limits, a) {
+    reserve(n);
+    for (; n != 0; --n) emplace();
+  }
+  // Effects: n copies of v.
+  hive(size_type n, const T& v, const Allocator& a = Allocator()) : hive(n, v, block_capacity_default_limits(), a) {}
+  hive(size_type n, const T& v, hive_limits limits, const Allocator& a = Allocator()) : hive(limits, a) {
+    insert(n, v);
+  }
+  // Effects: the elements of [first, last), which iterate in that order.
+  template <detail::legacy_input_iterator InputIterator>
+  hive(InputIterator first, InputIterator last, const Allocator& a = Allocator())
+      : hive(std::move(first), std::move(last), block_capacity_default_limits(), a) {}
+  template <detail::legacy_input_iterator InputIterator>
+  hive(InputIterator first, InputIterator last, hive_limits limits, const Allocator& a = Allocator())
+      : hive(limits, a) {
+    insert(std::move(first), std::move(last));
+  }
+  template <detail::container_compatible_range<T> R>
+  hive(from_range_t, R&& r, const Allocator& a = Allocator())
+      : hive(from_range, std::forward<R>(r), block_capacity_default_limits(), a) {}
+  template <detail::container_compatible_range<T> R>
+  hive(from_range_t, R&& r, hive_limits limits, const Allocator& a = Allocator()) : hive(limits, a) {
+    insert_range(std::forward<R>(r));
+  }
+  hive(std::initializer_list<T> il, const Allocator& a = Allocator()) : hive(il, block_capacity_default_limits(), a) {}
+  hive(std::initializer_list<T> il, hive_limits limits, const Allocator& a = Allocator()) : hive(limits, a) {
+    insert(il);
+  }
+
+  // Effects: a copy of x (its limits, its elements in its iteration
+  // order), with select_on_container_copy_construction of x's allocator,
+  // or with a.
+  hive(const hive& x) : hive(x, alloc_traits::select_on_container_copy_construction(x.get_allocator())) {}
+  hive(const hive& x, const std::type_identity_t<Allocator>& a) : hive(x.limits_, a) {
+    reserve(x.size());
+    for (const T& e : x) emplace(e);
+  }
+  // Effects: takes x's blocks and allocator; x is left empty, with no
+  // blocks. Complexity: O(1). Invalidates: x's end() only.
+  hive(hive&& x) noexcept : core_(x.core_.capacity(), x.get_allocator()), limits_(x.limits_) { core_.steal(x.core_); }
+  // Effects: as hive(hive&&) if a == x.get_allocator(); otherwise each
+  // element of x is moved into a block from a, and x is cleared.
+  hive(hive&& x, const std::type_identity_t<Allocator>& a) : hive(x.limits_, a) {
+    if (a == x.get_allocator()) {
+      core_.steal(x.core_);
+    } else {
+      reserve(x.size());
+      for (T& e : x) emplace(std::move(e));
+      x.clear();
+    }
+  }
+
+  ~hive() { release_all(); }
+
+  // Effects: *this holds copies of x's elements (its limits unchanged);
+  // with propagate_on_container_copy_assignment, x's allocator (this
+  // hive's blocks are given back first if the allocators differ).
+  hive& operator=(const hive& x) {
+    if (this == &x) return *this;
+    if constexpr (alloc_traits::propagate_on_container_copy_assignment::value) {
+      if (get_allocator() != x.get_allocator()) release_all();
+      core_.spans().set_allocator(x.get_allocator());
+    }
+    assign(x.begin(), x.end());
+    return *this;
+  }
+  // Effects: if the allocator propagates or the two are equal, gives back
+  // this hive's blocks and takes x's (and x's limits); otherwise moves x's
+  // elements one by one into this hive's blocks. x is left empty.
+  hive& operator=(hive&& x) noexcept(alloc_traits::propagate_on_container_move_assignment::value ||
+                                     alloc_traits::is_always_equal::value) {
+    if (this == &x) return *this;
+    constexpr bool propagate = alloc_traits::propagate_on_container_move_assignment::value;
+    if (propagate || alloc_traits::is_always_equal::value || get_allocator() == x.get_allocator()) {
+      release_all();
+      if constexpr (propagate) core_.spans().set_allocator(x.get_allocator());
+      core_.steal(x.core_);
+      limits_ = x.limits_;
+    } else {
+      assign(std::make_move_iterator(x.begin()), std::make_move_iterator(x.end()));
+      x.clear();
+    }
+    return *this;
+  }
+  hive& operator=(std::initializer_list<T> il) {
+    assign(il);
+    return *this;
+  }
+
+  // Effects: replaces the elements with those of [first, last) (or r, il,
+  // n copies of v), in this hive's blocks, which are kept.
+  template <detail::legacy_input_iterator InputIterator>
+  void assign(InputIterator first, InputIterator last) {
+    clear();
+    insert(std::move(first), std::move(last));
+  }
+  template <detail::container_compatible_range<T> R>
+  void assign_range(R&& r) {
+    clear();
+    insert_range(std::forward<R>(r));
+  }
+  void assign(size_type n, const T& v) {
+    clear();
+    insert(n, v);
+  }
+  void assign(std::initializer_list<T> il) { assign(il.begin(), il.end()); }
+
+  allocator_type get_allocator() const noexcept { return core_.spans().allocator(); }
+
+  // ---------------------------------------------------------------------
+  // Iterators
+  // ---------------------------------------------------------------------
+
+  iterator begin() noexcept { return iterator::first_from(core_.root()->next_); }
+  iterator end() noexcept { return iterator::at_end(core_.root()); }
+  const_iterator begin() const noexcept { return const_cast<hive*>(this)->begin(); }
+  const_iterator end() const noexcept { return const_cast<hive*>(this)->end(); }
+  const_iterator cbegin() const noexcept { return begin(); }
+  const_iterator cend() const noexcept { return end(); }
+  reverse_iterator rbegin() noexcept { return reverse_iterator(end()); }
+  reverse_iterator rend() noexcept { return reverse_iterator(begin()); }
+  const_reverse_iterator rbegin() const noexcept { return const_reverse_iterator(end()); }
+  const_reverse_iterator rend() const noexcept { return const_reverse_iterator(begin()); }
+  const_reverse_iterator crbegin() const noexcept { return rbegin(); }
+  const_reverse_iterator crend() const noexcept { return rend(); }
+
+  // ---------------------------------------------------------------------
+  // Capacity ([hive.capacity])
+  // ---------------------------------------------------------------------
+
+  bool empty() const noexcept { return size() == 0; }
+  size_type size() const noexcept { return core_.size(); }
+  // Returns: the most elements a hive can hold: the chunks that fit the
+  // bin directory's 48-bit address range, and what the allocator allows.
+  size_type max_size() const noexcept {
+    const size_type chunks = (size_type{1} << detail::bin_directory::address_bits) / ops::stride;
+    return std::min<size_type>(chunks, alloc_traits::max_size(core_.spans().allocator()));
+  }
+  // Returns: the chunks of all blocks, active or reserved.
+  size_type capacity() const noexcept { return core_.chunk_count(); }
+
+  // Effects: capacity() >= n, adding blocks within the limits (of up to
+  // the chunks that fill 2 MiB each). Throws: std::length_error if
+  // n > max_size() (at once, nothing added); what the allocator throws
+  // (the blocks added before stay). Invalidates nothing.
+  void reserve(size_type n) {
+    if (n > max_size()) throw std::length_error("travpool::hive::reserve: n > max_size()");
+    while (capacity() < n) {
+      const size_type need = n - capacity();
+      core_.set_capacity(within_limits(std::max<size_type>(std::min<size_type>(need, largest_block), smallest_block)));
+      core_.reserve(capacity() + 1);  // one block
+    }
+  }
+  // Effects: trim_capacity(), then, when the free chunks left exceed both
+  // size() and the next block's capacity, moves every element (in
+  // iteration order) into as few blocks as fit them. Throws: as the
+  // allocator and T's move (copy, if its move may throw) constructor; then
+  // *this is unchanged. Invalidates: every iterator, pointer and reference
+  // if it moves the elements.
+  void shrink_to_fit() {
+    trim_capacity();
+    const size_type free_chunks = capacity() - size();
+    if (free_chunks > size() && free_chunks > next_capacity()) rebuild(limits_);
+  }
+  // Effects: gives back every reserved block (one without elements).
+  void trim_capacity() noexcept { core_.shrink(); }
+  // Effects: gives back reserved blocks, in block order, while capacity()
+  // stays >= n.
+  void trim_capacity(size_type n) noexcept {
+    core_.shrink([&](const bin& b) noexcept { return capacity() - b.capacity_ >= n; });
+  }
+
+  hive_limits block_capacity_limits() const noexcept { return limits_; }
+  static constexpr hive_limits block_capacity_default_limits() noexcept { return {smallest_block, largest_block}; }
+  static constexpr hive_limits block_capacity_hard_limits() noexcept { return {1, hard_max}; }
+  static constexpr bool is_within_hard_limits(hive_limits l) noexcept {
+    return 1 <= l.min && l.min <= l.max && l.max <= hard_max;
+  }
+
+  // Effects: the limits become `limits`; reserved blocks outside them are
+  // given back, and if an active block is outside them, every element is
+  // moved (in iteration order) into new blocks within them.
+  // Throws: std::length_error if !is_within_hard_limits(limits) (nothing
+  // changes); as the allocator and T's move (copy, if its move may throw)
+  // constructor: the elements and limits are then unchanged (the reserved
+  // blocks outside the new limits are gone).
+  // Invalidates: every iterator, pointer and reference if it moves the
+  // elements.
+  void reshape(hive_limits limits) {
+    checked_limits(limits);
+    core_.shrink([&](const bin& b) noexcept { return !within(b, limits); });
+    bool fits = true;
+    for (const bin* b = core_.first(); !b->is_root(); b = b->next_) fits = fits && within(*b, limits);
+    if (!fits) rebuild(limits);
+    limits_ = limits;
+  }
+
+  // ---------------------------------------------------------------------
+  // Modifiers ([hive.modifiers])
+  // ---------------------------------------------------------------------
+
+  // Effects: constructs a T from args (allocator_traits::construct) in a
+  // free chunk, making a block if there is none. Returns: its iterator.
+  // Throws: what the allocator or T's constructor throws; then *this is
+  // unchanged (strong guarantee). Invalidates nothing. Complexity: O(1).
+  template <class... Args>
+  TRAVPOOL_ALWAYS_INLINE iterator emplace(Args&&... args) {
+    if (core_.avail_head() == nullptr) [[unlikely]]
+      core_.set_capacity(next_capacity());
+    const detail::taken t = core_.take();
+    T* const where = static_cast<T*>(ops::payload(*t.bin, t.index));
+    if constexpr (std::is_nothrow_constructible_v<T, Args&&...> && is_std_allocator) {
+      ::new (static_cast<void*>(where)) T(std::forward<Args>(args)...);
+    } else {
+      try {
+        alloc_traits::construct(core_.spans().allocator(), where, std::forward<Args>(args)...);
+      } catch (...) {
+        core_.untake(t);
+        throw;
+      }
+    }
+    return iterator(t.bin, t.index);
+  }
+  // The hint is not used: where an element goes is the hive's choice.
+  template <class... Args>
+  TRAVPOOL_ALWAYS_INLINE iterator emplace_hint(const_iterator, Args&&... args) {
+    return emplace(std::forward<Args>(args)...);
+  }
+  TRAVPOOL_ALWAYS_INLINE iterator insert(const T& v) { return emplace(v); }
+  TRAVPOOL_ALWAYS_INLINE iterator insert(T&& v) { return emplace(std::move(v)); }
+  TRAVPOOL_ALWAYS_INLINE iterator insert(const_iterator, const T& v) { return emplace(v); }
+  TRAVPOOL_ALWAYS_INLINE iterator insert(const_iterator, T&& v) { return emplace(std::move(v)); }
+  // Effects: inserts each element, in order. Throws: as emplace; the
+  // elements inserted before the exception stay (basic guarantee).
+  void insert(std::initializer_list<T> il) { insert(il.begin(), il.end()); }
+  template <detail::container_compatible_range<T> R>
+  void insert_range(R&& r) {
+    if constexpr (std::ranges::sized_range<R>) reserve(size() + std::ranges::size(r));
+    for (auto&& e : r) emplace(std::forward<decltype(e)>(e));
+  }
+  template <detail::legacy_input_iterator InputIterator>
+  void insert(InputIterator first, InputIterator last) {
+    if constexpr (std::forward_iterator<InputIterator>)
+      reserve(size() + static_cast<size_type>(std::distance(first, last)));
+    for (; first != last; ++first) emplace(*first);
+  }
+  void insert(size_type n, const T& v) {
+    reserve(size() + n);
+    for (; n != 0; --n) emplace(v);
+  }
+
+  // Effects: destroys the element at `it` (allocator_traits::destroy) and
+  // frees its chunk. Returns: the iterator after it. Invalidates:
+  // iterators, pointers and references to that element only.
+  // Throws (checks::on, checks::hardened): usage_error if it is end() or
+  // its element was erased; *this is then unchanged. Complexity: O(1).
+  iterator erase(const_iterator it) noexcept(unchecked) {
+    it.check("erasing");
+    bin& b = *it.bin_;
+    const std::uint32_t i = it.index();
+    destroy_at(b, i);
+    const std::uint32_t next = ops::link_next(b, i);
+    return next != b.last() ? iterator(&b, next) : iterator::first_from(b.next_);
+  }
+  // Effects: erases [first, last). Returns: last.
+  // Throws (checks::on): usage_error if last is not reachable from first;
+  // *this is then unchanged. Complexity: O(distance + blocks crossed).
+  iterator erase(const_iterator first, const_iterator last) noexcept(unchecked) {
+    if constexpr (checked) {
+      const const_iterator e = cend();
+      for (const_iterator it = first; it != last; ++it)
+        if (it == e) detail::throw_misuse("hive::erase", "last is not reachable from first");
+    }
+    while (first != last) first = erase(first);
+    return mutable_iterator(last);
+  }
+
+  // Effects: exchanges the contents, limits and (with
+  // propagate_on_container_swap) allocators. Requires: equal allocators
+  // unless they propagate. Complexity: O(1).
+  void swap(hive& x) noexcept(alloc_traits::propagate_on_container_swap::value ||
+                              alloc_traits::is_always_equal::value) {
+    if (this == &x) return;
+    core_type t(x.core_.capacity(), x.get_allocator());
+    t.steal(x.core_);
+    x.core_.steal(core_);
+    core_.steal(t);
+    if constexpr (alloc_traits::propagate_on_container_swap::value) {
+      Allocator a = get_allocator();
+      core_.spans().set_allocator(x.get_allocator());
+      x.core_.spans().set_allocator(a);
+    }
+    std::swap(limits_, x.limits_);
+  }
+
+  // Effects: erases every element; the blocks stay (capacity() unchanged).
+  void clear() noexcept { core_.clear(payload_destroyer()); }
+
+  // ---------------------------------------------------------------------
+  // Operations ([hive.operations])
+  // ---------------------------------------------------------------------
+
+  // Effects: moves x's blocks (with their elements: none is copied or
+  // moved, every pointer and iterator stays valid and now belongs to
+  // *this) to the end of this hive's block list; x is left empty.
+  // x's reserved blocks outside this hive's limits are given back.
+  // Throws: std::length_error if an active block of x is outside this
+  // hive's limits; usage_error (checks::on, checks::hardened) if
+  // &x == this or the allocators differ. Then nothing changes.
+  // Complexity: O(x's blocks x 64 KiB granules per block).
+  void splice(hive& x) {
+    if (&x == this || get_allocator() != x.get_allocator()) {
+      if constexpr (!unchecked)
+        detail::throw_misuse("hive::splice",
+                             &x == this ? "a hive cannot be spliced into itself" : "the hives' allocators differ");
+      if (&x == this) return;
+    }
+    for (const bin* b = x.core_.first(); !b->is_root(); b = b->next_)
+      if (b->live_ != 0 && !within(*b, limits_))
+        throw std::length_error("travpool::hive::splice: a block of x is outside this hive's block capacity limits");
+    x.core_.shrink([&](const bin& b) noexcept { return !within(b, limits_); });
+    core_.splice(x.core_);
+  }
+  void splice(hive&& x) { splice(x); }
+
+  // Effects: erases every element that pred(*prev, *it) finds equivalent
+  // to the element before it (prev: the last element kept), so that one
+  // of each group of consecutive equivalent elements stays (the first).
+  // Returns: the number erased. Complexity: size() - 1 predicate calls.
+  template <class BinaryPredicate = std::equal_to<T>>
+  size_type unique(BinaryPredicate pred = BinaryPredicate()) {
+    size_type erased = 0;
+    iterator it = begin();
+    const iterator e = end();
+    if (it == e) return 0;
+    for (iterator prev = it++; it != e;) {
+      if (pred(std::as_const(*prev), std::as_const(*it))) {
+        it = erase(it);
+        ++erased;
+      } else {
+        prev = it++;
+      }
+    }
+    return erased;
+  }
+
+  // Effects: sorts the values by comp (not stable); the elements stay in
+  // their chunks, their values move.
+  // Throws: what comp, the allocator, or T's move constructor or move
+  // assignment throw; the elements are then in an unspecified order, and
+  // if a move threw, a value moved from may be lost.
+  // Complexity: N log N comparisons, 2N moves; N pointers and N values of
+  // scratch memory from the allocator.
+  template <class Compare = std::less<T>>
+  void sort(Compare comp = Compare()) {
+    if (size() < 2) return;
+    using ptr_alloc = typename alloc_traits::template rebind_alloc<T*>;
+    std::vector<T*, ptr_alloc> order{ptr_alloc(get_allocator())};
+    order.reserve(size());
+    for (T& e : *this) order.push_back(&e);
+    std::sort(order.begin(), order.end(), [&](const T* a, const T* b) { return comp(*a, *b); });
+    std::vector<T, Allocator> values(get_allocator());
+    values.reserve(order.size());
+    for (T* p : order) values.push_back(std::move(*p));
+    auto v = values.begin();
+    for (T& e : *this) e = std::move(*v++);
+  }
+
+  // Returns: the iterator of the element *p, or end() if p points at no
+  // element of this hive (travpool: no precondition). Complexity: O(1),
+  // through the bin directory.
+  iterator get_iterator(const_pointer p) noexcept {
+    const T* const q = std::to_address(p);
+    bin* b = core_.find(q);
+    if (b == nullptr) return end();
+    const std::uint32_t i = storage::chunk_index_below(*b, q, b->fresh_);
+    return i != 0 && !ops::is_free(*b, i) ? iterator(b, i) : end();
+  }
+  const_iterator get_iterator(const_pointer p) const noexcept { return const_cast<hive*>(this)->get_iterator(p); }
+
+  // ---------------------------------------------------------------------
+  // travpool's extras
+  // ---------------------------------------------------------------------
+
+  // Returns: whether p points at an element of this hive. O(1).
+  bool contains(const T* p) const noexcept { return get_iterator(p) != end(); }
+
+  // Effects: f(element) for every element, in iteration order, block by
+  // block (pool<T>'s sweep). f must not insert or erase.
+  template <class F>
+  void for_each(F&& f) {
+    begin().for_each_until(end(), f);
+  }
+  template <class F>
+  void for_each(F&& f) const {
+    begin().for_each_until(end(), f);
+  }
+
+  // Returns: k ranges of whole blocks that together cover every element
+  // once, balanced by element count (pool<T>::partition). Throws:
+  // std::invalid_argument if k == 0; std::bad_alloc.
+  std::vector<subrange> partition(std::size_t k) { return detail::partition<iterator>(core_.root(), k); }
+  std::vector<const_subrange> partition(std::size_t k) const {
+    return detail::partition<const_iterator>(core_.root(), k);
+  }
+
+  // Effects: checks every invariant of the blocks (pool<T>::validate) and
+  // that every block is within the limits. Throws: std::logic_error naming
+  // the first violation.
+  void validate() const {
+    detail::validate_bins<ops>(core_, size());
+    for (const bin* b = core_.first(); !b->is_root(); b = b->next_)
+      if (!within(*b, limits_)) throw std::logic_error("travpool::hive::validate: a block is outside the limits");
+  }
+
+ private:
+  static constexpr bool is_std_allocator = std::is_same_v<Allocator, std::allocator<T>>;
+  static constexpr std::size_t hard_max = std::min<std::size_t>(detail::max_bin_capacity, ops::max_capacity);
+  // The chunks that fill a block of one granule (64 KiB) and of 2 MiB.
+  static constexpr std::size_t smallest_block =
+      std::min<std::size_t>(traits::capacity_for_span(detail::bin_directory::granule), traits::default_capacity());
+  static constexpr std::size_t largest_block = traits::default_capacity();
+
+  static hive_limits checked_limits(hive_limits l) {
+    if (!is_within_hard_limits(l))
+      throw std::length_error(
+          "travpool::hive: block capacity limits outside block_capacity_hard_limits(), or min > max");
+    return l;
+  }
+  static bool within(const bin& b, hive_limits l) noexcept { return l.min <= b.capacity_ && b.capacity_ <= l.max; }
+  std::uint32_t within_limits(std::size_t c) const noexcept {
+    return static_cast<std::uint32_t>(std::clamp<std::size_t>(c, limits_.min, limits_.max));
+  }
+  static std::uint32_t first_capacity(hive_limits l) noexcept {
+    return static_cast<std::uint32_t>(std::clamp<std::size_t>(smallest_block, l.min, l.max));
+  }
+  // Returns: the capacity of the next block made: one that fills the
+  // blocks' total span rounded up to a power of two, from a granule to
+  // 2 MiB, within the limits.
+  std::uint32_t next_capacity() const noexcept {
+    const std::size_t span =
+        std::clamp(std::bit_ceil(core_.span_bytes()), detail::bin_directory::granule, detail::default_bin_span);
+    return within_limits(traits::capacity_for_span(span));
+  }
+
+  // Effects: moves every element (move_if_noexcept), in iteration order,
+  // into new blocks within `limits`, then gives the old blocks back.
+  // Throws: as reserve and T's constructor; *this is then unchanged.
+  void rebuild(hive_limits limits) {
+    hive t(limits, get_allocator());
+    t.reserve(size());
+    for (T& e : *this) t.emplace(std::move_if_noexcept(e));
+    release_all();
+    core_.steal(t.core_);
+  }
+
+  TRAVPOOL_ALWAYS_INLINE void destroy_at(bin& b, std::uint32_t i) noexcept {
+    alloc_traits::destroy(core_.spans().allocator(), std::launder(static_cast<T*>(ops::payload(b, i))));
+    core_.free_chunk(b, i);
+  }
+  // The element destructor of clear and release_all (nullptr: none to run).
+  auto payload_destroyer() noexcept {
+    if constexpr (std::is_trivially_destructible_v<T> && is_std_allocator)
+      return nullptr;
+    else
+      return [this](bin& b, std::uint32_t i) noexcept {
+        alloc_traits::destroy(core_.spans().allocator(), std::launder(static_cast<T*>(ops::payload(b, i))));
+      };
+  }
+  void release_all() noexcept { core_.release_all(payload_destroyer()); }
+
+  static iterator mutable_iterator(const_iterator c) noexcept {
+    iterator it;
+    it.bin_ = c.bin_;
+    it.cur_ = c.cur_;
+    return it;
+  }
+
+  core_type core_;
+  hive_limits limits_;
+};
+
+// Effects: x.swap(y).
+template <class T, class Allocator>
+void swap(hive<T, Allocator>& x, hive<T, Allocator>& y) noexcept(noexcept(x.swap(y))) {
+  x.swap(y);
+}
+
+// Effects: erases every element e of c with pred(e), in iteration order.
+// Returns: the number erased.
+template <class T, class Allocator, class Predicate>
+typename hive<T, Allocator>::size_type erase_if(hive<T, Allocator>& c, Predicate pred) {
+  typename hive<T, Allocator>::size_type erased = 0;
+  for (auto it = c.begin(), e = c.end(); it != e;) {
+    if (pred(std::as_const(*it))) {
+      it = c.erase(it);
+      ++erased;
+    } else {
+      ++it;
+    }
+  }
+  return erased;
+}
+// Effects: erase_if(c, [&](const auto& e) { return e == value; }).
+template <class T, class Allocator, class U = T>
+typename hive<T, Allocator>::size_type erase(hive<T, Allocator>& c, const U& value) {
+  return erase_if(c, [&](const T& e) { return e == value; });
+}
+
+template <detail::legacy_input_iterator InputIterator,
+          class Allocator = std::allocator<detail::iter_value_t<InputIterator>>>
+hive(InputIterator, InputIterator, Allocator = Allocator()) -> hive<detail::iter_value_t<InputIterator>, Allocator>;
+template <detail::legacy_input_iterator InputIterator,
+          class Allocator = std::allocator<detail::iter_value_t<InputIterator>>>
+hive(InputIterator, InputIterator, hive_limits, Allocator = Allocator())
+    -> hive<detail::iter_value_t<InputIterator>, Allocator>;
+template <std::ranges::input_range R, class Allocator = std::allocator<std::ranges::range_value_t<R>>>
+hive(from_range_t, R&&, Allocator = Allocator()) -> hive<std::ranges::range_value_t<R>, Allocator>;
+template <std::ranges::input_range R, class Allocator = std::allocator<std::ranges::range_value_t<R>>>
+hive(from_range_t, R&&, hive_limits, Allocator = Allocator()) -> hive<std::ranges::range_value_t<R>, Allocator>;
+
+}  // namespace TRAVPOOL_ABI_NAMESPACE
+}  // namespace travpool
