@@ -39,9 +39,8 @@
 // * Insertion reuses the most recently erased slot of the block that last
 //   had room (LIFO, as plf::hive); iteration order is block order, then
 //   address order (pool.hpp, "Iteration order").
-// * splice(x) appends x's blocks after this hive's: x's elements iterate
-//   after the others. x's reserved blocks come along when they are within
-//   this hive's limits, and are given back otherwise.
+// * splice(x) appends x's active blocks after this hive's: x's elements
+//   iterate after the others. x keeps its reserved blocks.
 // * reshape, and shrink_to_fit when it reallocates, move every element
 //   into new blocks in iteration order (they keep their order).
 // * sort moves the values, not the slots; unique keeps the first of each
@@ -49,7 +48,8 @@
 // * Iterator relational operators are O(1) within a block and O(blocks)
 //   across blocks (a walk of the block list; pool_iterator.hpp).
 //
-// Beyond [hive]: contains(p), for_each(f), partition(k), validate(); a
+// Beyond [hive]: contains(p), for_each(f), partition(k), range() (TBB),
+// parallel_for_each(h, f) (parallel.hpp), block_count(), validate(); a
 // get_iterator(p) of a pointer that is not an element returns end() (it
 // needs no precondition); erase, splice and the iterators check their
 // arguments under checks::on and checks::hardened (pool.hpp, options.hpp).
@@ -81,6 +81,7 @@
 #include "detail/pool_iterator.hpp"
 #include "detail/pool_layers.hpp"
 #include "detail/validate.hpp"
+#include "parallel.hpp"
 #include "subrange.hpp"
 #include "usage_error.hpp"
 
@@ -130,6 +131,9 @@ class hive {
                 "travpool::hive: T must be a non-const, non-array object type");
   static_assert(std::is_same_v<typename std::allocator_traits<Allocator>::value_type, T>,
                 "travpool::hive: Allocator::value_type must be T");
+  // Blocks are aligned to the bin directory's 64 KiB granule (no more:
+  // allocator_spans.hpp), and chunks to alignof(T) within a block.
+  static_assert(alignof(T) <= detail::bin_directory::granule, "travpool::hive: alignof(T) above 64 KiB");
 
   using layers = detail::hive_layers<T, Allocator>;
   using ops = typename layers::ops;
@@ -160,6 +164,8 @@ class hive {
   using const_reverse_iterator = std::reverse_iterator<const_iterator>;
   using subrange = pool_subrange<iterator>;
   using const_subrange = pool_subrange<const_iterator>;
+  using range_type = detail::bin_range<iterator>;
+  using const_range_type = detail::bin_range<const_iterator>;
   // The checks policy (options.hpp): default_checks, as pool<T>'s.
   using checks_type = typename layers::checks_type;
 
@@ -336,9 +342,10 @@ class hive {
   // Effects: trim_capacity(), then, when the free chunks left exceed both
   // size() and the next block's capacity, moves every element (in
   // iteration order) into as few blocks as fit them. Throws: as the
-  // allocator and T's move (copy, if its move may throw) constructor; then
-  // *this is unchanged. Invalidates: every iterator, pointer and reference
-  // if it moves the elements.
+  // allocator and T's move (copy, if its move may throw) constructor; the
+  // elements are then unchanged (the reserved blocks are gone).
+  // Invalidates: every iterator, pointer and reference if it moves the
+  // elements.
   void shrink_to_fit() {
     trim_capacity();
     const size_type free_chunks = capacity() - size();
@@ -436,8 +443,11 @@ class hive {
   // iterators, pointers and references to that element only.
   // Throws (checks::on, checks::hardened): usage_error if it is end() or
   // its element was erased; *this is then unchanged. Complexity: O(1).
-  iterator erase(const_iterator it) noexcept(unchecked) {
+  TRAVPOOL_ALWAYS_INLINE iterator erase(const_iterator it) noexcept(unchecked) {
     it.check("erasing");
+    if constexpr (!unchecked) {
+      if (it.bin_->owner_ != core_.id()) detail::throw_misuse("hive::erase", "the iterator belongs to another hive");
+    }
     bin& b = *it.bin_;
     const std::uint32_t i = it.index();
     destroy_at(b, i);
@@ -449,6 +459,8 @@ class hive {
   // *this is then unchanged. Complexity: O(distance + blocks crossed).
   iterator erase(const_iterator first, const_iterator last) noexcept(unchecked) {
     if constexpr (checked) {
+      if (first != last && first.bin_ != nullptr && !first.bin_->is_root() && first.bin_->owner_ != core_.id())
+        detail::throw_misuse("hive::erase", "the range belongs to another hive");
       const const_iterator e = cend();
       for (const_iterator it = first; it != last; ++it)
         if (it == e) detail::throw_misuse("hive::erase", "last is not reachable from first");
@@ -482,10 +494,10 @@ class hive {
   // Operations ([hive.operations])
   // ---------------------------------------------------------------------
 
-  // Effects: moves x's blocks (with their elements: none is copied or
-  // moved, every pointer and iterator stays valid and now belongs to
-  // *this) to the end of this hive's block list; x is left empty.
-  // x's reserved blocks outside this hive's limits are given back.
+  // Effects: moves x's active blocks (with their elements: none is copied
+  // or moved, every pointer and iterator stays valid and now belongs to
+  // *this) to the end of this hive's block list; x is left empty, with
+  // its reserved blocks ([hive.operations]: they are not transferred).
   // Throws: std::length_error if an active block of x is outside this
   // hive's limits; usage_error (checks::on, checks::hardened) if
   // &x == this or the allocators differ. Then nothing changes.
@@ -500,15 +512,16 @@ class hive {
     for (const bin* b = x.core_.first(); !b->is_root(); b = b->next_)
       if (b->live_ != 0 && !within(*b, limits_))
         throw std::length_error("travpool::hive::splice: a block of x is outside this hive's block capacity limits");
-    x.core_.shrink([&](const bin& b) noexcept { return !within(b, limits_); });
-    core_.splice(x.core_);
+    core_.splice_if(x.core_, [](const bin& b) noexcept { return b.live_ != 0; });
   }
   void splice(hive&& x) { splice(x); }
 
-  // Effects: erases every element that pred(*prev, *it) finds equivalent
-  // to the element before it (prev: the last element kept), so that one
-  // of each group of consecutive equivalent elements stays (the first).
-  // Returns: the number erased. Complexity: size() - 1 predicate calls.
+  // Effects: erases every element i for which pred(*i, *prev) is true,
+  // prev being the element kept last before it, so that the first of each
+  // group of consecutive equivalent elements stays. Requires: pred is an
+  // equivalence relation (then prev may as well be the element just
+  // before i, as [hive.operations] says). Returns: the number erased.
+  // Complexity: size() - 1 predicate calls.
   template <class BinaryPredicate = std::equal_to<T>>
   size_type unique(BinaryPredicate pred = BinaryPredicate()) {
     size_type erased = 0;
@@ -516,7 +529,7 @@ class hive {
     const iterator e = end();
     if (it == e) return 0;
     for (iterator prev = it++; it != e;) {
-      if (pred(std::as_const(*prev), std::as_const(*it))) {
+      if (pred(std::as_const(*it), std::as_const(*prev))) {
         it = erase(it);
         ++erased;
       } else {
@@ -526,26 +539,42 @@ class hive {
     return erased;
   }
 
-  // Effects: sorts the values by comp (not stable); the elements stay in
-  // their chunks, their values move.
-  // Throws: what comp, the allocator, or T's move constructor or move
-  // assignment throw; the elements are then in an unspecified order, and
-  // if a move threw, a value moved from may be lost.
-  // Complexity: N log N comparisons, 2N moves; N pointers and N values of
-  // scratch memory from the allocator.
+  // Effects: sorts the values by comp (not stable): a sort of pointers,
+  // then the permutation applied cycle by cycle with swap (T is
+  // Swappable, [hive.operations]); the elements stay in their chunks,
+  // their values move.
+  // Throws: what comp, the allocator or T's swap throw; the elements are
+  // then in an unspecified order (a swap that throws part-way may leave a
+  // moved-from value, as in std::sort).
+  // Complexity: N log N comparisons, at most N - 1 swaps; N (pointer,
+  // index) pairs of scratch memory from the allocator.
   template <class Compare = std::less<T>>
   void sort(Compare comp = Compare()) {
     if (size() < 2) return;
-    using ptr_alloc = typename alloc_traits::template rebind_alloc<T*>;
-    std::vector<T*, ptr_alloc> order{ptr_alloc(get_allocator())};
+    using entry = std::pair<T*, size_type>;  // an element, and its position in iteration order
+    using entry_alloc = typename alloc_traits::template rebind_alloc<entry>;
+    std::vector<entry, entry_alloc> order{entry_alloc(get_allocator())};
     order.reserve(size());
-    for (T& e : *this) order.push_back(&e);
-    std::sort(order.begin(), order.end(), [&](const T* a, const T* b) { return comp(*a, *b); });
-    std::vector<T, Allocator> values(get_allocator());
-    values.reserve(order.size());
-    for (T* p : order) values.push_back(std::move(*p));
-    auto v = values.begin();
-    for (T& e : *this) e = std::move(*v++);
+    for (T& e : *this) order.emplace_back(&e, order.size());
+    std::sort(order.begin(), order.end(), [&](const entry& a, const entry& b) { return comp(*a.first, *b.first); });
+    // Position k (in iteration order) takes the value now at position
+    // from(k) = order[k].second; slot(k), its element, is order[m].first
+    // for the m with order[m].second == k. Keep both as indices: from(k)
+    // in order[k].second, and slot(k) rebuilt in a second array.
+    using ptr_alloc = typename alloc_traits::template rebind_alloc<T*>;
+    std::vector<T*, ptr_alloc> slot(order.size(), nullptr, ptr_alloc(get_allocator()));
+    for (const entry& e : order) slot[e.second] = e.first;
+    for (size_type k = 0; k < order.size(); ++k) {
+      size_type j = k;
+      while (order[j].second != k) {
+        const size_type from = order[j].second;
+        using std::swap;
+        swap(*slot[j], *slot[from]);
+        order[j].second = j;
+        j = from;
+      }
+      order[j].second = j;
+    }
   }
 
   // Returns: the iterator of the element *p, or end() if p points at no
@@ -585,6 +614,17 @@ class hive {
   std::vector<const_subrange> partition(std::size_t k) const {
     return detail::partition<const_iterator>(core_.root(), k);
   }
+
+  // Returns: a TBB Range over every element, split by element count at
+  // block boundaries (pool<T>::range): tbb::parallel_for(h.range(), body).
+  // Complexity: O(blocks).
+  range_type range() { return range_type(std::make_shared<const detail::bin_index>(core_.root())); }
+  const_range_type range() const { return const_range_type(std::make_shared<const detail::bin_index>(core_.root())); }
+
+  // Returns: the blocks held, active or reserved. Complexity: O(1).
+  size_type block_count() const noexcept { return core_.bin_count(); }
+  // The name parallel_for_each (parallel.hpp) asks pools for.
+  size_type bin_count() const noexcept { return block_count(); }
 
   // Effects: checks every invariant of the blocks (pool<T>::validate) and
   // that every block is within the limits. Throws: std::logic_error naming

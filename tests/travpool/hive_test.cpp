@@ -10,6 +10,7 @@
 // hive_test_checks_default (checks::on, TRAVPOOL_CHECKS=1), where the
 // misuse cases run.
 #include <algorithm>
+#include <atomic>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -73,9 +74,19 @@ struct ledger {
   std::map<std::uintptr_t, std::size_t> out;
   std::size_t allocations = 0, bad_deallocations = 0;
   int fail_after = -1;  // allocations that succeed before one throws; -1: all
+  // Returns: the allocations of at least 64 KiB (the hive's blocks) not
+  // given back.
+  std::size_t blocks_out() const {
+    std::size_t n = 0;
+    for (const auto& [where, bytes] : out) n += bytes >= (std::size_t{64} << 10);
+    return n;
+  }
 };
 
-template <class T, bool Propagate = true>
+// A stateful allocator that records what it hands out. IgnoreAlignment:
+// it returns memory aligned to 16 only, 16 bytes past an aligned address,
+// as an allocator may that does not support extended alignment.
+template <class T, bool Propagate = true, bool IgnoreAlignment = false>
 struct tracking_allocator {
   using value_type = T;
   using propagate_on_container_copy_assignment = std::bool_constant<Propagate>;
@@ -85,15 +96,16 @@ struct tracking_allocator {
   ledger* book;
   explicit tracking_allocator(ledger* l) noexcept : book(l) {}
   template <class U>
-  tracking_allocator(const tracking_allocator<U, Propagate>& o) noexcept : book(o.book) {}
+  tracking_allocator(const tracking_allocator<U, Propagate, IgnoreAlignment>& o) noexcept : book(o.book) {}
   template <class U>
   struct rebind {
-    using other = tracking_allocator<U, Propagate>;
+    using other = tracking_allocator<U, Propagate, IgnoreAlignment>;
   };
+  static constexpr std::size_t shift = IgnoreAlignment && alignof(T) > 16 ? 16 : 0;
   T* allocate(std::size_t n) {
     if (book->fail_after == 0) throw std::bad_alloc();
     if (book->fail_after > 0) --book->fail_after;
-    void* p = ::operator new (n * sizeof(T), std::align_val_t{alignof(T)});
+    void* p = static_cast<std::byte*>(::operator new (n * sizeof(T) + shift, std::align_val_t{alignof(T)})) + shift;
     book->out.emplace(reinterpret_cast<std::uintptr_t>(p), n * sizeof(T));
     ++book->allocations;
     return static_cast<T*>(p);
@@ -105,10 +117,10 @@ struct tracking_allocator {
       return;
     }
     book->out.erase(it);
-    ::operator delete (p, std::align_val_t{alignof(T)});
+    ::operator delete (reinterpret_cast<std::byte*>(p) - shift, std::align_val_t{alignof(T)});
   }
   template <class U>
-  bool operator==(const tracking_allocator<U, Propagate>& o) const noexcept {
+  bool operator==(const tracking_allocator<U, Propagate, IgnoreAlignment>& o) const noexcept {
     return book == o.book;
   }
 };
@@ -332,10 +344,9 @@ TEST_CASE("hive: every block comes from the allocator and goes back to it", "[hi
     CHECK(h.get_allocator() == A(&book));
     CHECK(book.allocations == 0);
     for (int i = 0; i < 5000; ++i) h.insert(i);
-    CHECK(book.out.size() >= 5000 / 64);
-    std::size_t held = 0;
-    for (const auto& [where, bytes] : book.out) held += bytes;
-    CHECK(held >= h.capacity() * sizeof(int));
+    CHECK(h.block_count() >= 5000 / 64);
+    CHECK(book.blocks_out() == h.block_count());  // one allocation per block, nothing else held
+    CHECK(book.out.size() == h.block_count());
     erase_if(h, [](int x) { return x % 2 == 0; });
     h.trim_capacity();
     h.sort(std::greater<>());  // scratch memory from the allocator, given back
@@ -370,6 +381,7 @@ TEST_CASE("hive: allocator propagation on copy, move and swap", "[hive][allocato
     }
     CHECK(la.out.empty());
     CHECK(lb.out.empty());
+    CHECK(la.bad_deallocations + lb.bad_deallocations == 0);
   }
   SECTION("non-propagating unequal allocators: elements move one by one") {
     using A = tracking_allocator<int, false>;
@@ -393,6 +405,37 @@ TEST_CASE("hive: allocator propagation on copy, move and swap", "[hive][allocato
     CHECK(lb.out.empty());
     CHECK(la.bad_deallocations + lb.bad_deallocations == 0);
   }
+}
+
+TEST_CASE("hive: an allocator that ignores extended alignment: every block goes back through moves and swaps",
+          "[hive][allocator]") {
+  ledger la, lb;
+  using A = tracking_allocator<int, true, true>;
+  {
+    hive<int, A> a(hive_limits(8, 64), A(&la)), b(hive_limits(8, 64), A(&lb));
+    for (int i = 0; i < 3000; ++i) a.insert(i), b.insert(-i);
+    CHECK(la.blocks_out() == a.block_count());
+    check(a);
+    hive<int, A> c(std::move(a));  // c gives back a's blocks
+    c.swap(b);                     // propagates: c has lb's blocks and allocator
+    CHECK(c.get_allocator() == A(&lb));
+    CHECK(b.get_allocator() == A(&la));
+    hive<int, A> d(hive_limits(8, 64), A(&la));
+    d.insert(7);
+    b.splice(d);  // equal allocators
+    b.reshape(hive_limits(100, 200));
+    check(b);
+    check(c);
+    hive<int, A> e(hive_limits(8, 64), A(&lb));
+    e = std::move(b);  // propagates: e takes la's blocks
+    CHECK(e.get_allocator() == A(&la));
+    CHECK(e.size() == 3001);
+    e.shrink_to_fit();
+    check(e);
+  }
+  CHECK(la.out.empty());
+  CHECK(lb.out.empty());
+  CHECK(la.bad_deallocations + lb.bad_deallocations == 0);
 }
 
 #if defined(TRAVPOOL_TEST_HAS_PMR)
@@ -579,12 +622,16 @@ TEST_CASE("hive: swap", "[hive][modifiers]") {
 
 TEST_CASE("hive: splice", "[hive][operations]") {
   hive<int> a({1, 2, 3}, hive_limits(2, 8)), b({4, 5, 6, 7}, hive_limits(3, 4));
-  b.reserve(40);  // reserved blocks of 4: within a's limits, they come along
+  b.reserve(40);  // one active block of 4, nine reserved ones
+  REQUIRE(b.capacity() == 40);
   const auto wa = addresses(a), wb = addresses(b);
-  const std::size_t cap = a.capacity() + b.capacity();
+  const std::size_t a_cap = a.capacity();
   a.splice(b);
   CHECK(b.empty());
-  CHECK(a.capacity() == cap);
+  CHECK(a.size() == 7);
+  // Reserved blocks are not transferred ([hive.operations]).
+  CHECK(a.capacity() == a_cap + 4);
+  CHECK(b.capacity() == 36);
   auto all = addresses(a);
   CHECK(std::vector<const int*>(all.begin(), all.begin() + 3) == wa);  // a's, then b's
   CHECK(std::vector<const int*>(all.begin() + 3, all.end()) == wb);
@@ -592,17 +639,22 @@ TEST_CASE("hive: splice", "[hive][operations]") {
   for (const int* p : wb) CHECK(b.get_iterator(p) == b.end());
   check(a);
   check(b);
+  b.insert(8);  // b goes on in its reserved blocks
+  CHECK(b.capacity() == 36);
+  check(b);
   // A block of the other hive outside the limits: length_error, nothing changes.
   hive<int> c({10, 11}, hive_limits(16, 16));
   const auto wc = addresses(c);
   CHECK_THROWS_AS(a.splice(c), std::length_error);
   CHECK(addresses(c) == wc);
   CHECK(a.size() == 7);
-  // Empty blocks outside the limits do not count: they are given back.
+  // Reserved blocks outside the limits do not count, and stay.
   hive<int> d(hive_limits(16, 16));
   d.reserve(64);
+  const std::size_t cap = a.capacity();
   a.splice(std::move(d));
   CHECK(a.capacity() == cap);
+  CHECK(d.capacity() == 64);  // NOLINT(bugprone-use-after-move): splice leaves d valid
   check(a);
 }
 
@@ -611,9 +663,14 @@ TEST_CASE("hive: unique", "[hive][operations]") {
   CHECK(h.unique() == 4);
   CHECK(in_order(h) == std::vector<int>{1, 2, 3, 1, 4});
   hive<int> g{1, 2, 4, 5, 7, 10};
-  // The first of each group stays: pred compares the element kept last.
-  CHECK(g.unique([](int kept, int x) { return x - kept < 3; }) == 2);
+  // The first of each group stays; pred gets (element, the one before it).
+  std::vector<std::pair<int, int>> calls;
+  CHECK(g.unique([&](int x, int before) {
+    calls.emplace_back(x, before);
+    return x / 3 == before / 3;
+  }) == 2);
   CHECK(in_order(g) == std::vector<int>{1, 4, 7, 10});
+  CHECK(calls == std::vector<std::pair<int, int>>{{2, 1}, {4, 1}, {5, 4}, {7, 4}, {10, 7}});
   hive<int> e;
   CHECK(e.unique() == 0);
 }
@@ -641,6 +698,13 @@ TEST_CASE("hive: sort", "[hive][operations]") {
   hive<std::string> s{"pear", "apple", "fig"};
   s.sort();
   CHECK(in_order(s) == std::vector<std::string>{"apple", "fig", "pear"});
+  // A move-only T: sort swaps.
+  hive<std::unique_ptr<int>> u(hive_limits(2, 3));
+  for (int v : {5, 1, 4, 2, 3, 0}) u.insert(std::make_unique<int>(v));
+  u.sort([](const auto& a, const auto& b) { return *a < *b; });
+  std::vector<int> got;
+  for (const auto& p : u) got.push_back(*p);
+  CHECK(got == std::vector<int>{0, 1, 2, 3, 4, 5});
 }
 
 TEST_CASE("hive: get_iterator from a pointer", "[hive][operations]") {
@@ -661,7 +725,7 @@ TEST_CASE("hive: get_iterator from a pointer", "[hive][operations]") {
   CHECK_FALSE(h.contains(&*other.begin()));
 }
 
-TEST_CASE("hive: for_each and partition sweep every element once", "[hive][extras]") {
+TEST_CASE("hive: for_each, partition, parallel_for_each and range sweep every element once", "[hive][extras]") {
   hive<int> h(hive_limits(7, 13));
   for (int i = 0; i < 1000; ++i) h.insert(i);
   erase_if(h, [](int x) { return x % 4 == 0; });
@@ -674,6 +738,21 @@ TEST_CASE("hive: for_each and partition sweep every element once", "[hive][extra
   for (int x : h) expect += x;
   CHECK(sum == expect);
   CHECK(parts == expect);
+  std::atomic<long> parallel{0};
+  travpool::parallel_for_each(
+      h, [&](int x) { parallel += x; }, 3);
+  CHECK(parallel == expect);
+  // range(): splittable by element count at block boundaries, as TBB splits it.
+  struct split {};
+  auto r = h.range();
+  REQUIRE(r.is_divisible());
+  decltype(r) right(r, split{});
+  CHECK(r.size() + right.size() == h.size());
+  long ranged = 0;
+  for (auto* part : {&r, &right})
+    for (int x : *part) ranged += x;
+  CHECK(ranged == expect);
+  CHECK(h.block_count() >= 1000 / 13);
 }
 
 // ---- misuse (checks::on, checks::hardened) ----------------------------------------------
@@ -685,6 +764,14 @@ TEST_CASE("hive: misuse is a usage_error with checks and leaves the hive unchang
     const auto where = addresses(h);
     CHECK_THROWS_AS(h.erase(h.end()), travpool::usage_error);
     CHECK_THROWS_AS(h.splice(h), travpool::usage_error);
+    H other({4, 5, 6}, hive_limits(3, 3));
+    const auto other_where = addresses(other);
+    CHECK_THROWS_AS(h.erase(other.begin()), travpool::usage_error);
+    CHECK_THROWS_AS(h.erase(other.begin(), other.end()), travpool::usage_error);
+    CHECK(addresses(h) == where);
+    CHECK(addresses(other) == other_where);
+    check(h);
+    check(other);
     auto it = h.begin();
     h.erase(it);
     CHECK_THROWS_AS(h.erase(it), travpool::usage_error);  // already erased
@@ -696,7 +783,6 @@ TEST_CASE("hive: misuse is a usage_error with checks and leaves the hive unchang
     CHECK_THROWS_AS(a.splice(b), travpool::usage_error);
     CHECK(a.size() == 1);
     CHECK(b.size() == 1);
-    (void)where;
   } else {
     SUCCEED("misuse checks are off in this build (hive_test_checks_default runs them)");
   }

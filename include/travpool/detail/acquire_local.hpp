@@ -152,6 +152,27 @@ class local_bins : public Storage {
     this->stats_hooks().on_live(size_);
   }
 
+  // Requires: &o != this, no other thread in either.
+  // Effects: moves o's bins b with move(b) true (asked before each move),
+  // in their order, to the end of this layer's bin list, and those with
+  // room to the end of its available list; the others stay in o.
+  template <class Pred>
+  void splice_if(local_bins& o, Pred move) noexcept {
+    for (bin* b = o.first(); !b->is_root();) {
+      bin* const next = b->next_;
+      if (move(std::as_const(*b))) {
+        const bool had_room = b->in_avail_;
+        if (had_room) o.avail_erase(b);
+        o.size_ -= b->live_;
+        Storage::move_bin(o, b);
+        size_ += b->live_;
+        if (had_room) avail_push_back(b);
+      }
+      b = next;
+    }
+    this->stats_hooks().on_live(size_);
+  }
+
   static constexpr std::size_t retired_count() noexcept { return 0; }
 
   // Returns: why the available list breaks its invariant, or nullptr.

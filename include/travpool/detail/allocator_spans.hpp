@@ -21,7 +21,8 @@
 //
 //   aligned(p)            span = the allocation itself       (the usual case)
 //   misaligned(p)         span = [align_up(p), + span) inside p's span + granule
-//                         moved_[span] = p
+//                         moved_[span] = p   (moved_: a std::map with
+//                         std::allocator, bookkeeping of this rare case)
 //
 // Invariants: every span handed out and not given back is granule-aligned,
 // `span` bytes, and came from alloc_ (rebound; directly, or as moved_'s entry
@@ -53,7 +54,6 @@ class allocator_spans {
   using alloc_traits = typename std::allocator_traits<Allocator>::template rebind_traits<granule_block>;
   using block_alloc = typename alloc_traits::allocator_type;
   using pointer = typename alloc_traits::pointer;
-  using moved_alloc = typename alloc_traits::template rebind_alloc<std::pair<void* const, pointer>>;
 
  public:
   // The span and what its taker should do with it after releasing its
@@ -76,17 +76,13 @@ class allocator_spans {
   void set_allocator(const Allocator& a) noexcept { alloc_ = a; }
 
   // Effects: this source gives back o's spans from now on (a storage took
-  // o's bins: bin_storage::steal, splice). Requires: o's allocator equals
-  // this one's. Allocates only for spans of an allocator that ignored the
-  // alignment, and only if the two sources' maps have unequal allocators
-  // (a failure then terminates: the caller cannot fail).
-  void adopt(allocator_spans& o) noexcept {
+  // o's bins: bin_storage::steal, splice), or o's span s only (move_bin).
+  // Requires: o's allocator equals this one's. Never allocates: the map
+  // nodes move (both maps use std::allocator).
+  void adopt(allocator_spans& o) noexcept { moved_.merge(o.moved_); }
+  void adopt(allocator_spans& o, void* s, std::size_t) noexcept {
     if (o.moved_.empty()) return;
-    if (moved_.get_allocator() == o.moved_.get_allocator())
-      moved_.merge(o.moved_);
-    else
-      moved_.insert(o.moved_.begin(), o.moved_.end());
-    o.moved_.clear();
+    if (auto node = o.moved_.extract(s)) moved_.insert(std::move(node));
   }
 
   // Returns: a granule-aligned span of `span` bytes (a multiple of the
@@ -151,7 +147,11 @@ class allocator_spans {
   }
 
   [[no_unique_address]] Allocator alloc_;
-  std::map<void*, pointer, std::less<>, moved_alloc> moved_{moved_alloc(alloc_)};  // span -> its allocation
+  // span -> the allocation it lies in. Bookkeeping of the rare allocators
+  // that ignore extended alignment, kept with std::allocator so that
+  // adopt() can move entries between sources whose allocators propagated
+  // without allocating (and so without failing).
+  std::map<void*, pointer, std::less<>> moved_;
 };
 
 }  // namespace travpool::detail

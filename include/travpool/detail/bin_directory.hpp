@@ -1,8 +1,10 @@
 // travpool/detail/bin_directory.hpp: the process-wide map from any address to
 // the bin that owns it, in O(1) and safe for pointers into no bin at all.
 //
-// Every bin is a naturally aligned span of at least `granule` bytes, so each
-// granule of the address space belongs to at most one bin. A two-level radix
+// Every bin is a span of whole granules, granule-aligned (pools' spans are
+// naturally aligned; a hive's, from its allocator, at least to the
+// granule), so each granule of the address space belongs to at most one
+// bin. A two-level radix
 // table (as in mimalloc's segment map) maps granule numbers to bin headers:
 //
 //   root_[a >> (granule_shift + leaf_bits)] -> leaf

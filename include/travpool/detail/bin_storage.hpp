@@ -12,8 +12,9 @@
 //   span_bytes()  = sum over b in L of span_of(*b)
 //   for b in L: directory.find(b's span, id()) = b, b->owner_ = id(),
 //               b's span = span_of(*b) = span_for(b->capacity_) bytes,
-//               aligned to it (so the directory maps each granule to at
-//               most one bin)
+//               aligned to it (span_source) or to the directory's granule
+//               (allocator_spans); either way the directory maps each
+//               granule to at most one bin
 //   span_for(c) = max(bit_ceil(bin_bytes(c)), directory granule, page)
 // capacity() is the capacity of the bins make_bin() makes, span() =
 // span_for(capacity()). Every bin a pool makes has capacity(); bins of
@@ -232,6 +233,28 @@ class bin_storage {
     span_bytes_.store(o.span_bytes_.exchange(0, std::memory_order_relaxed), std::memory_order_relaxed);
     stats_ = std::exchange(o.stats_, Stats{});
     spans_.adopt(o.spans_);
+  }
+
+  // Requires: &o != this, b on o's list, both quiescent, no thread
+  // remembers b (sync::none).
+  // Effects: moves b to the end of this storage's list, owned by id() and
+  // registered under it; its counters go with it (stats: spliced).
+  // Complexity: O(b's span / 64 KiB).
+  void move_bin(bin_storage& o, bin* b) noexcept {
+    b->prev_->next_ = b->next_;
+    b->next_->prev_ = b->prev_;
+    const std::size_t span = span_of(*b);
+    o.count_bins(static_cast<std::size_t>(-1), -std::size_t{b->capacity_}, -span);
+    o.stats_.on_bins_spliced_out(1);
+    b->owner_ = id_;
+    reregister(b);
+    b->prev_ = root_.prev_;
+    b->next_ = &root_;
+    root_.prev_->next_ = b;
+    root_.prev_ = b;
+    count_bins(1, b->capacity_, span);
+    stats_.on_bins_spliced_in(1);
+    spans_.adopt(o.spans_, b, span);
   }
 
   // Requires: &o != this, both quiescent (the layer above holds both

@@ -127,7 +127,9 @@ class pool_iterator {
   // end (begin(), erase, ranges over whole bins). (Static and by value, as
   // the other steps, so that a loop's iterator never has its address taken
   // and stays in registers.)
-  TRAVPOOL_NOINLINE static pool_iterator first_from(bin_base* b) noexcept {
+  // (Pure: it reads the bin list and writes nothing, so a caller that
+  // drops the result, as a loop of erase(it) calls may, skips the call.)
+  [[gnu::pure]] TRAVPOOL_NOINLINE static pool_iterator first_from(bin_base* b) noexcept {
     b = b->next_nonempty();
     pool_iterator it;
     it.bin_ = b;

@@ -253,6 +253,7 @@ class span_source {
   // Effects: none: a span from any source may go back to any other (a
   // storage took o's bins: bin_storage::steal, splice).
   void adopt(span_source&) noexcept {}
+  void adopt(span_source&, void*, std::size_t) noexcept {}
 
   // Effects: unmaps p, a span from take() that must not be reused.
   void discard(void* p, std::size_t span) noexcept { unmap(p, span); }
