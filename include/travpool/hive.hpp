@@ -539,41 +539,33 @@ class hive {
     return erased;
   }
 
-  // Effects: sorts the values by comp (not stable): a sort of pointers,
-  // then the permutation applied cycle by cycle with swap (T is
-  // Swappable, [hive.operations]); the elements stay in their chunks,
-  // their values move.
+  // Effects: sorts the values by comp (not stable); the elements stay in
+  // their chunks, their values move. A sort of pointers, then: with a T
+  // whose moves cannot throw, every value moved out in sorted order and
+  // back in iteration order (sequential writes, 2N moves); otherwise the
+  // permutation applied cycle by cycle with swap (T is Swappable,
+  // [hive.operations]; at most N - 1 swaps, no value buffer).
   // Throws: what comp, the allocator or T's swap throw; the elements are
   // then in an unspecified order (a swap that throws part-way may leave a
   // moved-from value, as in std::sort).
-  // Complexity: N log N comparisons, at most N - 1 swaps; N (pointer,
-  // index) pairs of scratch memory from the allocator.
+  // Complexity: N log N comparisons. Scratch memory from the allocator:
+  // N pointers and N values, or N (pointer, index) pairs and N pointers.
   template <class Compare = std::less<T>>
   void sort(Compare comp = Compare()) {
     if (size() < 2) return;
-    using entry = std::pair<T*, size_type>;  // an element, and its position in iteration order
-    using entry_alloc = typename alloc_traits::template rebind_alloc<entry>;
-    std::vector<entry, entry_alloc> order{entry_alloc(get_allocator())};
-    order.reserve(size());
-    for (T& e : *this) order.emplace_back(&e, order.size());
-    std::sort(order.begin(), order.end(), [&](const entry& a, const entry& b) { return comp(*a.first, *b.first); });
-    // Position k (in iteration order) takes the value now at position
-    // from(k) = order[k].second; slot(k), its element, is order[m].first
-    // for the m with order[m].second == k. Keep both as indices: from(k)
-    // in order[k].second, and slot(k) rebuilt in a second array.
-    using ptr_alloc = typename alloc_traits::template rebind_alloc<T*>;
-    std::vector<T*, ptr_alloc> slot(order.size(), nullptr, ptr_alloc(get_allocator()));
-    for (const entry& e : order) slot[e.second] = e.first;
-    for (size_type k = 0; k < order.size(); ++k) {
-      size_type j = k;
-      while (order[j].second != k) {
-        const size_type from = order[j].second;
-        using std::swap;
-        swap(*slot[j], *slot[from]);
-        order[j].second = j;
-        j = from;
-      }
-      order[j].second = j;
+    if constexpr (std::is_nothrow_move_constructible_v<T> && std::is_nothrow_move_assignable_v<T>) {
+      using ptr_alloc = typename alloc_traits::template rebind_alloc<T*>;
+      std::vector<T*, ptr_alloc> order{ptr_alloc(get_allocator())};
+      order.reserve(size());
+      for (T& e : *this) order.push_back(&e);
+      std::sort(order.begin(), order.end(), [&](const T* a, const T* b) { return comp(*a, *b); });
+      std::vector<T, Allocator> values(get_allocator());
+      values.reserve(order.size());
+      for (T* p : order) values.push_back(std::move(*p));
+      auto v = values.begin();
+      for (T& e : *this) e = std::move(*v++);
+    } else {
+      sort_by_swaps(comp);
     }
   }
 
@@ -690,6 +682,34 @@ class hive {
       };
   }
   void release_all() noexcept { core_.release_all(payload_destroyer()); }
+
+  // sort's path for a T whose moves may throw: a sort of (pointer,
+  // position) pairs, then the permutation applied cycle by cycle with swap.
+  template <class Compare>
+  void sort_by_swaps(Compare& comp) {
+    using entry = std::pair<T*, size_type>;  // an element, and its position in iteration order
+    using entry_alloc = typename alloc_traits::template rebind_alloc<entry>;
+    std::vector<entry, entry_alloc> order{entry_alloc(get_allocator())};
+    order.reserve(size());
+    for (T& e : *this) order.emplace_back(&e, order.size());
+    std::sort(order.begin(), order.end(), [&](const entry& a, const entry& b) { return comp(*a.first, *b.first); });
+    // Position k (in iteration order) takes the value now at position
+    // order[k].second; slot[k] is the element at position k.
+    using ptr_alloc = typename alloc_traits::template rebind_alloc<T*>;
+    std::vector<T*, ptr_alloc> slot(order.size(), nullptr, ptr_alloc(get_allocator()));
+    for (const entry& e : order) slot[e.second] = e.first;
+    for (size_type k = 0; k < order.size(); ++k) {
+      size_type j = k;
+      while (order[j].second != k) {
+        const size_type from = order[j].second;
+        using std::swap;
+        swap(*slot[j], *slot[from]);
+        order[j].second = j;
+        j = from;
+      }
+      order[j].second = j;
+    }
+  }
 
   static iterator mutable_iterator(const_iterator c) noexcept {
     iterator it;

@@ -698,7 +698,22 @@ TEST_CASE("hive: sort", "[hive][operations]") {
   hive<std::string> s{"pear", "apple", "fig"};
   s.sort();
   CHECK(in_order(s) == std::vector<std::string>{"apple", "fig", "pear"});
-  // A move-only T: sort swaps.
+  // A T whose moves may throw: sort applies the permutation with swaps.
+  hive<fragile> f(hive_limits(2, 5));
+  std::vector<int> keys;
+  for (int i = 0; i < 200; ++i) {
+    const int v = static_cast<int>(rng() % 50);
+    f.emplace(v);
+    keys.push_back(v);
+  }
+  const auto f_where = addresses(f);
+  f.sort();
+  std::sort(keys.begin(), keys.end());
+  std::vector<int> f_keys;
+  for (const fragile& x : f) f_keys.push_back(x.v);
+  CHECK(f_keys == keys);
+  CHECK(addresses(f) == f_where);
+  // A move-only T (its moves cannot throw: the value buffer).
   hive<std::unique_ptr<int>> u(hive_limits(2, 3));
   for (int v : {5, 1, 4, 2, 3, 0}) u.insert(std::make_unique<int>(v));
   u.sort([](const auto& a, const auto& b) { return *a < *b; });
