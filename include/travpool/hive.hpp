@@ -66,6 +66,9 @@
 #include <iterator>
 #include <limits>
 #include <memory>
+#if __has_include(<memory_resource>)  // libc++ before 16 has none
+#include <memory_resource>
+#endif
 #include <new>
 #include <ranges>
 #include <stdexcept>
@@ -760,6 +763,14 @@ template <std::ranges::input_range R, class Allocator = std::allocator<std::rang
 hive(from_range_t, R&&, Allocator = Allocator()) -> hive<std::ranges::range_value_t<R>, Allocator>;
 template <std::ranges::input_range R, class Allocator = std::allocator<std::ranges::range_value_t<R>>>
 hive(from_range_t, R&&, hive_limits, Allocator = Allocator()) -> hive<std::ranges::range_value_t<R>, Allocator>;
+
+#if defined(__cpp_lib_memory_resource)
+namespace pmr {
+// A hive whose blocks come from a std::pmr::memory_resource (std::pmr::hive).
+template <class T>
+using hive = travpool::hive<T, std::pmr::polymorphic_allocator<T>>;
+}  // namespace pmr
+#endif
 
 }  // namespace TRAVPOOL_ABI_NAMESPACE
 }  // namespace travpool

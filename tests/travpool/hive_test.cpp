@@ -442,7 +442,8 @@ TEST_CASE("hive: an allocator that ignores extended alignment: every block goes 
 TEST_CASE("hive: uses-allocator construction of the elements (pmr)", "[hive][allocator]") {
   std::pmr::monotonic_buffer_resource resource;
   using S = std::pmr::string;
-  hive<S, std::pmr::polymorphic_allocator<S>> h(&resource);
+  travpool::pmr::hive<S> h(&resource);
+  STATIC_REQUIRE(std::is_same_v<decltype(h), hive<S, std::pmr::polymorphic_allocator<S>>>);
   h.emplace("a string long enough to need memory of its own, not the small buffer");
   h.insert(S("another string long enough to need memory of its own"));
   for (const S& s : h) CHECK(s.get_allocator().resource() == &resource);
