@@ -98,7 +98,6 @@ class allocator_spans {
     alloc_traits::deallocate(a, p, n);
     return {take_moved(span), {}};
   }
-  void* take(std::size_t span) { return take_deferred(span).span; }
 
   // Requires: s from take(span) of an allocator equal to this one's, not
   // given back yet. Effects: returns its memory to the allocator.

@@ -175,21 +175,13 @@ class bin_storage {
   // Effects: appends b to the bin list.
   void link(bin* b) noexcept {
     stats_.on_bin_added();
-    b->prev_ = root_.prev_;
-    b->next_ = &root_;
-    root_.prev_->next_ = b;
-    root_.prev_ = b;
-    count_bins(1, b->capacity_, span_of(*b));
+    append(b);
   }
 
   // Effects: removes b from the list and the directory; its counters go to
   // the pool's totals.
   void unlink(bin* b) noexcept {
-    b->prev_->next_ = b->next_;
-    b->next_->prev_ = b->prev_;
-    const std::size_t span = span_of(*b);
-    count_bins(static_cast<std::size_t>(-1), -std::size_t{b->capacity_}, -span);
-    bin_directory::erase(b, span);
+    bin_directory::erase(b, detach(b));
     stats_.on_bin_removed(*b);
   }
 
@@ -241,18 +233,11 @@ class bin_storage {
   // registered under it; its counters go with it (stats: spliced).
   // Complexity: O(b's span / 64 KiB).
   void move_bin(bin_storage& o, bin* b) noexcept {
-    b->prev_->next_ = b->next_;
-    b->next_->prev_ = b->prev_;
-    const std::size_t span = span_of(*b);
-    o.count_bins(static_cast<std::size_t>(-1), -std::size_t{b->capacity_}, -span);
+    const std::size_t span = o.detach(b);
     o.stats_.on_bins_spliced_out(1);
     b->owner_ = id_;
     reregister(b);
-    b->prev_ = root_.prev_;
-    b->next_ = &root_;
-    root_.prev_->next_ = b;
-    root_.prev_ = b;
-    count_bins(1, b->capacity_, span);
+    append(b);
     stats_.on_bins_spliced_in(1);
     spans_.adopt(o.spans_, b, span);
   }
@@ -290,6 +275,25 @@ class bin_storage {
   }
 
  private:
+  // Effects: appends b to the list and adds it to the totals (its
+  // directory entries and statistics are the caller's).
+  void append(bin* b) noexcept {
+    b->prev_ = root_.prev_;
+    b->next_ = &root_;
+    root_.prev_->next_ = b;
+    root_.prev_ = b;
+    count_bins(1, b->capacity_, span_of(*b));
+  }
+  // Effects: takes b off the list and out of the totals (likewise).
+  // Returns: b's span.
+  std::size_t detach(bin* b) noexcept {
+    b->prev_->next_ = b->next_;
+    b->next_->prev_ = b->prev_;
+    const std::size_t span = span_of(*b);
+    count_bins(static_cast<std::size_t>(-1), -std::size_t{b->capacity_}, -span);
+    return span;
+  }
+
   // Effects: adds the three deltas (modulo 2^64) to the list's totals.
   // Written only by the thread that changes the list; relaxed atomics so
   // that size and capacity queries may read them from any thread.
