@@ -671,8 +671,13 @@ class hive {
     core_.steal(t.core_);
   }
 
-  TRAVPOOL_ALWAYS_INLINE void destroy_at(bin& b, std::uint32_t i) noexcept {
+  // Effects: destroys the element in chunk i of b (its chunk stays
+  // assigned).
+  TRAVPOOL_ALWAYS_INLINE void destroy_value(bin& b, std::uint32_t i) noexcept {
     alloc_traits::destroy(core_.spans().allocator(), std::launder(static_cast<T*>(ops::payload(b, i))));
+  }
+  TRAVPOOL_ALWAYS_INLINE void destroy_at(bin& b, std::uint32_t i) noexcept {
+    destroy_value(b, i);
     core_.free_chunk(b, i);
   }
   // The element destructor of clear and release_all (nullptr: none to run).
@@ -680,9 +685,7 @@ class hive {
     if constexpr (std::is_trivially_destructible_v<T> && is_std_allocator)
       return nullptr;
     else
-      return [this](bin& b, std::uint32_t i) noexcept {
-        alloc_traits::destroy(core_.spans().allocator(), std::launder(static_cast<T*>(ops::payload(b, i))));
-      };
+      return [this](bin& b, std::uint32_t i) noexcept { destroy_value(b, i); };
   }
   void release_all() noexcept { core_.release_all(payload_destroyer()); }
 

@@ -46,10 +46,11 @@ void validate_bins(const Core& core, std::size_t size) {
     if (bin_directory::find(b, core.id()) != b) fail(n, -1, "bin is not registered in the directory");
     if (b->owner_ != core.id()) fail(n, -1, "bin is owned by another pool");
     if (b->capacity_ == 0 || b->capacity_ > max_bin_capacity) fail(n, -1, "bin capacity out of range");
-    if (bin_directory::find(reinterpret_cast<const std::byte*>(b) + core.span_of(*b) - 1, core.id()) != b)
+    const std::size_t span = core.span_of(*b);
+    if (bin_directory::find(reinterpret_cast<const std::byte*>(b) + span - 1, core.id()) != b)
       fail(n, -1, "the end of the bin's span is not registered to it");
     chunks += b->capacity_;
-    span_bytes += core.span_of(*b);
+    span_bytes += span;
     const std::uint32_t cap = b->capacity_, f1 = b->full_mark(), a1 = b->last();
     if (b->chunks_ != reinterpret_cast<const std::byte*>(b) + layout_traits<Ops>::chunks_offset(cap))
       fail(n, -1, "chunk array is misplaced");
