@@ -28,8 +28,22 @@
 // `span` bytes, and came from alloc_ (rebound; directly, or as moved_'s entry
 // says); moved_ holds exactly the handed-out spans whose allocation
 // starts elsewhere.
-// Memory from an allocator is not advised (huge pages) or cached: it goes
-// back to the allocator when the bin is given back.
+// Memory from an allocator is not cached: it goes back to the allocator
+// when the bin is given back. A fresh span is faulted in at once, by one
+// system call (huge_page_choice::first_touch::populate), unless the page
+// policy is `never`: the container is about to write it, and one call
+// costs less than a fault per page.
+// Huge pages, for std::allocator only (its memory is operator new's, not
+// a resource the user manages): a span of whole huge pages is asked for
+// as huge_block objects, so it is huge-page aligned, and it follows the
+// page policy as span_source's fresh spans do (huge_pages.hpp): advised
+// MADV_HUGEPAGE, and its first touch timed, when the policy says huge
+// pages pay; populated otherwise. The advice stays with that memory after
+// the span goes back to operator new.
+//
+//   huge_span(span)  <=>  Allocator is std::allocator, the kernel takes the
+//                         advice, and span % huge_page_bytes == 0
+//   huge_span(span)  =>   the span came from std::allocator<huge_block>
 #pragma once
 
 #include <cstddef>
@@ -38,6 +52,7 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 #include "bin_directory.hpp"
@@ -48,6 +63,11 @@ namespace travpool::detail {
 struct alignas(bin_directory::granule) granule_block {
   std::byte bytes[bin_directory::granule];
 };
+#if TRAVPOOL_LINUX_KERNEL
+struct alignas(huge_page_bytes) huge_block {
+  std::byte bytes[huge_page_bytes];
+};
+#endif
 
 template <class Allocator>
 class allocator_spans {
@@ -90,18 +110,20 @@ class allocator_spans {
   // Throws: what the allocator throws (std::bad_alloc, usually); then
   // nothing is held.
   taken take_deferred(std::size_t span) {
+    if (huge_span(span)) return take_huge(span);
     const std::size_t n = span / bin_directory::granule;
     block_alloc a(alloc_);
     pointer p = alloc_traits::allocate(a, n);
     void* const raw = std::to_address(p);
-    if (aligned(raw)) return {raw, {}};
+    if (aligned(raw)) return {raw, populate()};
     alloc_traits::deallocate(a, p, n);
-    return {take_moved(span), {}};
+    return {take_moved(span), populate()};
   }
 
   // Requires: s from take(span) of an allocator equal to this one's, not
   // given back yet. Effects: returns its memory to the allocator.
   void give_back(void* s, std::size_t span) noexcept {
+    if (huge_span(span)) return give_back_huge(s, span);
     const std::size_t n = span / bin_directory::granule;
     block_alloc a(alloc_);
     if (!moved_.empty()) {
@@ -121,6 +143,36 @@ class allocator_spans {
   void release() noexcept {}
 
  private:
+  // Whether a span of `span` bytes is taken as huge_blocks (design note).
+  static bool huge_span([[maybe_unused]] std::size_t span) noexcept {
+#if TRAVPOOL_LINUX_KERNEL
+    if constexpr (std::is_same_v<Allocator, std::allocator<typename Allocator::value_type>>)
+      return span % huge_page_bytes == 0 && huge_page_advice_works();
+#endif
+    return false;
+  }
+  // Returns: the first touch of a fresh span not advised huge.
+  static huge_page_choice::first_touch populate() noexcept {
+    const bool never =
+        huge_page_choice::policy().load(std::memory_order_relaxed) == static_cast<int>(huge_pages::never);
+    return {never ? huge_page_choice::first_touch::none : huge_page_choice::first_touch::populate};
+  }
+#if TRAVPOOL_LINUX_KERNEL
+  // Out of line: once per 2 MiB at most.
+  TRAVPOOL_NOINLINE static taken take_huge(std::size_t span) {
+    void* const s = std::allocator<huge_block>().allocate(span / huge_page_bytes);
+    const huge_page_choice::span_advice advice = huge_page_choice::for_fresh_span();
+    if (!advice.huge) return {s, populate()};
+    advise_huge_pages(s, span, true);
+    return {s, huge_page_choice::touch_for(advice)};
+  }
+  static void give_back_huge(void* s, std::size_t span) noexcept {
+    std::allocator<huge_block>().deallocate(static_cast<huge_block*>(s), span / huge_page_bytes);
+  }
+#else
+  static taken take_huge(std::size_t) { return {}; }
+  static void give_back_huge(void*, std::size_t) noexcept {}
+#endif
   static bool aligned(const void* p) noexcept {
     return reinterpret_cast<std::uintptr_t>(p) % bin_directory::granule == 0;
   }

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <sys/mman.h>
@@ -23,6 +24,7 @@
 #include <catch2/catch.hpp>
 
 #include <travpool/column_pool.hpp>
+#include <travpool/hive.hpp>
 #include <travpool/memory.hpp>
 #include <travpool/pool.hpp>
 
@@ -317,6 +319,77 @@ TEST_CASE("a fresh bin span is populated on 4 KiB pages chosen by the automatic 
   const auto big = static_cast<std::uint32_t>(3 * td::huge_page_bytes / sizeof(p3));
   REQUIRE(big > 0);
   CHECK(resident_probes(huge_pages::automatic, big) == std::pair{true, false});
+  choice::record_fault(200'000);  // back to huge pages for the tests after this one
+}
+
+// An allocator that is not std::allocator, whose memory the hive must not
+// advise.
+template <class T>
+struct user_allocator {
+  using value_type = T;
+  user_allocator() = default;
+  template <class U>
+  user_allocator(const user_allocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return std::allocator<T>().allocate(n); }
+  void deallocate(T* p, std::size_t n) noexcept { std::allocator<T>().deallocate(p, n); }
+  friend bool operator==(const user_allocator&, const user_allocator&) noexcept { return true; }
+};
+
+TEST_CASE("a hive's 2 MiB blocks from std::allocator follow the policy and other blocks are only populated",
+          "[huge_pages][host_kernel]") {
+  if (!thp_here()) return;
+  policy_guard guard;
+  // Returns, for the first block of a hive whose blocks span 2 MiB: whether
+  // it is advised huge, whether its middle is resident, whether it is
+  // aligned to a huge page.
+  const auto probe = [](auto hive_of_p3) {
+    auto& h = hive_of_p3;
+    p3& e = *h.insert(p3{1, 2, 3});
+    CHECK_NOTHROW(h.validate());
+    // The first element lies in its block's first granule (after the
+    // header), and blocks are granule-aligned.
+    const auto block = reinterpret_cast<std::uintptr_t>(&e) & ~(std::uintptr_t{td::bin_directory::granule} - 1);
+    const auto* b = reinterpret_cast<const std::byte*>(block);
+    CAPTURE(vm_flags(b));
+    return std::tuple{advised_huge(b), resident(b + td::huge_page_bytes / 2), block % td::huge_page_bytes == 0};
+  };
+  using std_hive = travpool::hive<p3>;
+  using user_hive = travpool::hive<p3, user_allocator<p3>>;
+  const travpool::hive_limits two_mib{std_hive::block_capacity_default_limits().max,
+                                      std_hive::block_capacity_default_limits().max};
+  // never first: nothing this test advised can be reused yet. Faulted as written.
+  travpool::set_huge_page_policy(huge_pages::never);
+  CHECK_FALSE(std::get<0>(probe(std_hive(two_mib))));
+  // Automatic, verdict "small": populated, not advised.
+  auto& s = choice::state();
+  s.small_ns = 1'000'000;
+  travpool::set_huge_page_policy(huge_pages::automatic);
+  for (int i = 0; i < 3; ++i) choice::record_fault(3'500'000);
+  REQUIRE_FALSE(travpool::huge_pages_in_use());
+  s.next_resample = s.small_spans.load() + 1000;  // no resample during the test
+  CHECK(probe(std_hive(two_mib)) == std::tuple{false, true, true});
+  // A 64 KiB block (the first of a default hive) is populated too.
+  {
+    std_hive h;
+    const auto* e = reinterpret_cast<const std::byte*>(&*h.insert(p3{}));
+    const auto* block =
+        reinterpret_cast<const std::byte*>(reinterpret_cast<std::uintptr_t>(e) & ~std::uintptr_t{0xffff});
+    CHECK(resident(block + 0x8000));
+  }
+  // always: advised huge, and aligned so that the advice gives a huge page.
+  // (Whether the kernel then finds a huge page is its business.)
+  travpool::set_huge_page_policy(huge_pages::always);
+  const auto [advised, populated_always, aligned_always] = probe(std_hive(two_mib));
+  CHECK(advised);
+  CHECK(aligned_always);
+  (void)populated_always;
+  // Another allocator's memory is never advised, only populated.
+  const travpool::hive_limits user_two_mib{user_hive::block_capacity_default_limits().max,
+                                           user_hive::block_capacity_default_limits().max};
+  const auto [huge, populated, aligned] = probe(user_hive(user_two_mib));
+  CHECK_FALSE(huge);
+  CHECK(populated);
+  (void)aligned;
   choice::record_fault(200'000);  // back to huge pages for the tests after this one
 }
 
