@@ -73,6 +73,15 @@
 //        a fresh bin touches only its first and last page), stale after a
 //        restart.
 //
+//   (V6) lazy_tail layouts (layout::compact; layout_traits::run_prev):
+//        the tail run fresh .. F1 keeps no prev links of its own. In (V2)
+//        and (V3), link(i).prev is read as
+//          run_prev(i) = fresh-1 if it is an assigned user chunk,
+//                        else link(F1).prev          for i >= fresh
+//          run_prev(i) = link(i).prev                for i <  fresh
+//        so link(F1).prev = pred(F1) whenever fresh-1 is not an assigned
+//        user chunk, and a fresh create writes one link: fresh's next.
+//
 // (V1) and (V2) are section 3's validity conditions: they are all that a
 // sweep needs. A sweep visits i+1 if it is assigned and otherwise jumps to
 // link(i+1).next, which by (V1) is the next assigned chunk.

@@ -26,7 +26,13 @@
 // h_1 was pushed; the repairs rewrite boundary links as a function of S
 // alone, so h_1's links are again the valid ones written by its push.
 // `fresh` is valid when it becomes head: everything below it is assigned and
-// its links (pred = fresh-1, succ = A1) were written when it was reached.
+// its links (pred = fresh-1, succ = A1) were written when it was reached
+// (lazy_tail: its next link only; its prev is (V6)'s, from fresh_).
+// (V6) for link(F1).prev: fresh-1 stops being assigned only by its release,
+// whose right run is the tail, so the repair writes link(F1).prev; from
+// then on every change of pred(F1) is a release or a create whose right
+// run is the tail, and writes it too. Only create_fresh skips it, and it
+// leaves fresh-1 assigned.
 // A release that empties a bin restarts it (restart()): the state init()
 // leaves, for which (V1) to (V5) hold as for a new bin.
 // tests/travpool/pool_exhaustive_test.cpp checks all of this over every
@@ -158,14 +164,21 @@ struct bin_algorithms {
   // the free-list head), F1 gets prev = h, and F0, if it was the run's
   // first chunk, next = h. The status of h + 1 is written only where the
   // layout does not already read never-assigned chunks as free
-  // (traits::mark_fresh).
+  // (traits::mark_fresh). A lazy_tail layout (layout::compact) writes only
+  // h + 1's next link (A1): (V6) gives the tail's prev links from fresh_
+  // and the status words, so a fresh create stores h's status bit, one
+  // link and the header words.
   TRAVPOOL_ALWAYS_INLINE static void create_fresh(bin_base& b) noexcept {
     // Every header word is read before the first store to a chunk, which
     // the compiler must assume may alias them.
     const std::uint32_t h = b.fresh_, n = h + 1, f1 = b.full_mark(), a1 = b.last(), live = b.live_;
-    Ops::set_link_prev(b, f1, h);
+    if constexpr (traits::lazy_tail) {
+      Ops::set_link_next(b, n, a1);  // n may be F1, whose next is A1 already
+    } else {
+      Ops::set_link_prev(b, f1, h);
+      if (n != f1) traits::template mark_fresh<BinLocked>(b, n, n + 1, a1, h);
+    }
     if (h == first_user_chunk) Ops::set_link_next(b, first_user_chunk - 1, h);
-    if (n != f1) traits::template mark_fresh<BinLocked>(b, n, n + 1, a1, h);
     Ops::template mark_assigned<BinLocked>(b, h);
     b.free_head_ = n;
     publish<BinLocked>(b.fresh_, n);        // read unlocked by contains()

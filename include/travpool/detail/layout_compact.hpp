@@ -170,6 +170,18 @@ struct compact_layout {
   static void set_link_prev(const bin_base& b, std::uint32_t i, std::uint32_t v) noexcept {
     store_link(at(b, i) + prev_offset, v);
   }
+  // The tail run [fresh, F1] keeps only the fresh chunk's next link (A1)
+  // and F1's prev, which bin_algorithms::create_fresh does not write
+  // (lazy_tail), so its prev links are read through this (bin.hpp, (V6)):
+  //   run_prev(i) = fresh - 1 if it is an assigned user chunk,
+  //                 else link(F1).prev          for i >= fresh
+  // and link(i).prev otherwise.
+  static constexpr bool lazy_tail = true;
+  static std::uint32_t run_prev(const bin_base& b, std::uint32_t i) noexcept {
+    const std::uint32_t f = b.fresh_;
+    if (i < f) return link_prev(b, i);
+    return f > first_user_chunk && !is_free(b, f - 1) ? f - 1 : link_prev(b, b.full_mark());
+  }
   static std::uint32_t load_link(const std::byte* p) noexcept {
     Link v;
     std::memcpy(&v, p, sizeof v);
@@ -240,7 +252,7 @@ struct compact_layout {
     if ((w >> (j & 63)) & 1) return j;
     const std::uint64_t m = w & (~std::uint64_t{0} >> (63 - (j & 63)));
     if (m != 0) return (j & ~63u) + 63 - static_cast<std::uint32_t>(std::countl_zero(m));
-    return link_prev(b, j);
+    return run_prev(b, j);
   }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop

@@ -23,6 +23,8 @@
 //   cursor_equal
 //   prefetch_enter(b, i)           a sweep's prefetches on      default: none
 //                                  entering bin b at chunk i
+//   lazy_tail, run_prev(b, i)      the tail run keeps no prev   default: false,
+//                                  links (bin.hpp (V6))          the links
 //
 // Geometry (bytes from the bin's start):
 //   chunks_offset(cap) = round_up(bin_header_bytes + extra_bytes(cap),
@@ -120,7 +122,25 @@ struct layout_traits {
   // next link, by (V1)).
   static std::uint32_t first_assigned(const bin_base& b) noexcept { return Ops::link_next(b, 1); }
   // Returns: the last assigned user chunk of `b`, or 0 if none.
-  static std::uint32_t last_assigned(const bin_base& b) noexcept { return Ops::link_prev(b, b.full_mark()); }
+  static std::uint32_t last_assigned(const bin_base& b) noexcept { return run_prev(b, b.full_mark()); }
+
+  // Whether the tail run [fresh, F1] keeps its prev links lazily (bin.hpp,
+  // (V6)): then create_fresh writes only the fresh chunk's next link, and
+  // the tail's prev links are read through run_prev.
+  static constexpr bool lazy_tail = [] {
+    if constexpr (requires { Ops::lazy_tail; })
+      return Ops::lazy_tail;
+    else
+      return false;
+  }();
+  // Returns: the prev link of free chunk i that (V2) and (V3) speak of:
+  // link(i).prev, or the tail's virtual one (Ops::run_prev).
+  static std::uint32_t run_prev(const bin_base& b, std::uint32_t i) noexcept {
+    if constexpr (lazy_tail)
+      return Ops::run_prev(b, i);
+    else
+      return Ops::link_prev(b, i);
+  }
 
   // Effects: f(T&) for every live chunk of `b`, in address order.
   template <class T, class F>

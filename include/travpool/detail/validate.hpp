@@ -23,6 +23,7 @@ namespace travpool::detail {
 // Throws: std::logic_error naming the bin and chunk of the first violation.
 template <class Ops, class Core>
 void validate_bins(const Core& core, std::size_t size) {
+  using traits = layout_traits<Ops>;
   auto fail = [](std::size_t bin_no, long long chunk, const std::string& what) {
     std::string msg = "travpool::validate: bin #" + std::to_string(bin_no);
     if (chunk >= 0) msg += " chunk " + std::to_string(chunk);
@@ -79,7 +80,7 @@ void validate_bins(const Core& core, std::size_t size) {
     for (std::uint32_t i = 1; i < a1; ++i) {
       if (assigned[i]) continue;
       if (assigned[i - 1]) expect_link(n, i, "next (V1)", Ops::link_next(*b, i), succ[i]);
-      if (assigned[i + 1]) expect_link(n, i, "prev (V2)", Ops::link_prev(*b, i), pred[i]);
+      if (assigned[i + 1]) expect_link(n, i, "prev (V2)", traits::run_prev(*b, i), pred[i]);
     }
 
     // (V4): the free list, then (V3) for its head.
@@ -101,7 +102,7 @@ void validate_bins(const Core& core, std::size_t size) {
                " released chunks");
     if (b->free_head_ != f1) {
       expect_link(n, b->free_head_, "next (V3, head)", Ops::link_next(*b, b->free_head_), succ[b->free_head_]);
-      expect_link(n, b->free_head_, "prev (V3, head)", Ops::link_prev(*b, b->free_head_), pred[b->free_head_]);
+      expect_link(n, b->free_head_, "prev (V3, head)", traits::run_prev(*b, b->free_head_), pred[b->free_head_]);
     }
   }
   if (core.root()->prev_ != prev) fail(bins, -1, "bin list tail is broken");

@@ -166,12 +166,12 @@ std::string check_bin(const raw_bin<Ops>& rb, const bin_model& m) {
     if (m.assigned[i]) continue;
     if (m.assigned[i - 1] && Ops::link_next(b, i) != m.succ(i))
       return at(i, "(V1) next " + num(Ops::link_next(b, i)) + ", succ " + num(m.succ(i)));
-    if (m.assigned[i + 1] && Ops::link_prev(b, i) != m.pred(i))
-      return at(i, "(V2) prev " + num(Ops::link_prev(b, i)) + ", pred " + num(m.pred(i)));
+    if (m.assigned[i + 1] && traits::run_prev(b, i) != m.pred(i))
+      return at(i, "(V2) prev " + num(traits::run_prev(b, i)) + ", pred " + num(m.pred(i)));
   }
   // (V3): the head's links.
   const std::uint32_t h = b.free_head_;
-  if (h <= m.cap + 1 && (Ops::link_next(b, h) != m.succ(h) || Ops::link_prev(b, h) != m.pred(h)))
+  if (h <= m.cap + 1 && (Ops::link_next(b, h) != m.succ(h) || traits::run_prev(b, h) != m.pred(h)))
     return at(h, "(V3) the head's links are stale");
   // (V4): released chunks in LIFO order, then fresh, fresh + 1, ...
   std::uint32_t k = h;
@@ -180,7 +180,12 @@ std::string check_bin(const raw_bin<Ops>& rb, const bin_model& m) {
     k = Ops::free_next(b, k);
   }
   if (k != m.fresh) return "(V4) free list continues at " + num(k) + ", not at fresh " + num(m.fresh);
-  if (m.fresh < f1 && Ops::free_next(b, m.fresh) != m.fresh + 1) return at(m.fresh, "(V4) fresh chunk's next");
+  if (m.fresh < f1) {
+    if (!traits::lazy_tail && Ops::free_next(b, m.fresh) != m.fresh + 1) return at(m.fresh, "(V4) fresh chunk's next");
+    // Every layout writes the fresh chunk's next link (A1) when it is
+    // reached; a lazy tail writes nothing else (V6).
+    if (Ops::link_next(b, m.fresh) != a1) return at(m.fresh, "(V6) fresh chunk's next link");
+  }
   // (V5): chunks above fresh + 1 .. capacity + 1 were never written
   // (above the highest fresh so far, for a bin that restarted).
   for (std::uint32_t i = m.high + 1; i <= m.cap + 1; ++i)
@@ -210,15 +215,19 @@ std::string check_bin(const raw_bin<Ops>& rb, const bin_model& m) {
 // Every word that can influence the bin's future, plus the model.
 template <class Ops>
 std::string state_key(const raw_bin<Ops>& rb, const bin_model& m) {
+  using traits = td::layout_traits<Ops>;
   const td::bin_base& b = rb.bin();
   std::string k;
   auto put = [&k](std::uint32_t v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); };
   put(b.free_head_), put(b.fresh_), put(b.live_);
+  // Chunks above fresh are never read before fresh reaches them; a lazy
+  // tail's prev links are read as run_prev; fresh's next is A1 (bin.hpp (V6)).
+  const std::uint32_t unread_from = traits::lazy_tail ? b.fresh_ : b.fresh_ + 1;
   for (std::uint32_t i = 0; i <= b.last(); ++i) {
-    if (i > b.fresh_ && i < b.full_mark()) continue;  // never written
+    if (i >= unread_from && i < b.full_mark()) continue;
     const bool f = Ops::is_free(b, i);
     put(f);
-    if (f) put(Ops::free_next(b, i)), put(Ops::link_next(b, i)), put(Ops::link_prev(b, i));
+    if (f) put(Ops::free_next(b, i)), put(Ops::link_next(b, i)), put(traits::run_prev(b, i));
   }
   for (std::uint32_t i : m.stack) put(i);
   return k;
