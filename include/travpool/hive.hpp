@@ -45,8 +45,8 @@
 //   into new blocks in iteration order (they keep their order).
 // * sort moves the values, not the slots; unique keeps the first of each
 //   group.
-// * Iterator relational operators are O(1) within a block and O(blocks)
-//   across blocks (a walk of the block list; pool_iterator.hpp).
+// * Iterator relational operators are O(1): addresses within a block, the
+//   blocks' ranks across blocks (layout_traits::rank; pool_iterator.hpp).
 //
 // Beyond [hive]: contains(p), for_each(f), partition(k), range() (TBB),
 // parallel_for_each(h, f) (parallel.hpp), block_count(), validate(); a

@@ -567,19 +567,29 @@ TEMPLATE_TEST_CASE("iterators are ordered as iteration visits them", "[pool][ite
   scrambled(other, 6);
   pool.splice(other);
   std::vector<typename pool_type::iterator> its;
-  for (auto it = pool.begin(); it != pool.end(); ++it) its.push_back(it);
-  its.push_back(pool.end());
-  for (std::size_t i = 0; i < its.size(); ++i) {
-    for (std::size_t j = 0; j < its.size(); ++j) {
-      INFO(i << " vs " << j);
-      REQUIRE((its[i] <=> its[j]) == (i <=> j));
-      REQUIRE((its[i] < its[j]) == (i < j));
-      REQUIRE((its[i] >= its[j]) == (i >= j));
-      typename pool_type::const_iterator ci = its[i];
-      REQUIRE((ci < its[j]) == (i < j));
-      REQUIRE((its[j] <= ci) == (j <= i));
+  const auto check_order = [&] {
+    its.clear();
+    for (auto it = pool.begin(); it != pool.end(); ++it) its.push_back(it);
+    its.push_back(pool.end());
+    for (std::size_t i = 0; i < its.size(); ++i) {
+      for (std::size_t j = 0; j < its.size(); ++j) {
+        INFO(i << " vs " << j);
+        REQUIRE((its[i] <=> its[j]) == (i <=> j));
+        REQUIRE((its[i] < its[j]) == (i < j));
+        REQUIRE((its[i] >= its[j]) == (i >= j));
+        typename pool_type::const_iterator ci = its[i];
+        REQUIRE((ci < its[j]) == (i < j));
+        REQUIRE((its[j] <= ci) == (j <= i));
+      }
     }
-  }
+  };
+  check_order();
+  // Bins given back from the middle, and bins added at the end (the ranks
+  // of bins appended after a splice).
+  pool.shrink_to_fit();
+  for (int i = 0; i < 12; ++i) pool.create(100 + i);
+  check_order();
+  pool.validate();
   auto shuffled = its;
   std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937(17));
   std::sort(shuffled.begin(), shuffled.end());

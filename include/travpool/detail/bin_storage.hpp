@@ -16,6 +16,8 @@
 //               (allocator_spans); either way the directory maps each
 //               granule to at most one bin
 //   span_for(c) = max(bit_ceil(bin_bytes(c)), directory granule, page)
+//   b before c in L  =>  rank(b) < rank(c)   (layout_traits::keeps_rank:
+//               append and splice rank a bin above the list's last one)
 // capacity() is the capacity of the bins make_bin() makes, span() =
 // span_for(capacity()). Every bin a pool makes has capacity(); bins of
 // other capacities come in by splice, and stay until given back (pools
@@ -253,8 +255,11 @@ class bin_storage {
   std::size_t splice(bin_storage& o) noexcept {
     std::size_t n = 0;
     bin* const first = o.root_.next_;
+    std::uint64_t rank = 0;
+    if constexpr (traits::keeps_rank) rank = next_rank();
     for (bin* b = first; !b->is_root(); b = b->next_, ++n) {
       b->owner_ = id_;
+      if constexpr (traits::keeps_rank) traits::set_rank(*b, rank++);
       reregister(b);
     }
     if (n != 0) {
@@ -278,12 +283,16 @@ class bin_storage {
   // Effects: appends b to the list and adds it to the totals (its
   // directory entries and statistics are the caller's).
   void append(bin* b) noexcept {
+    if constexpr (traits::keeps_rank) traits::set_rank(*b, next_rank());
     b->prev_ = root_.prev_;
     b->next_ = &root_;
     root_.prev_->next_ = b;
     root_.prev_ = b;
     count_bins(1, b->capacity_, span_of(*b));
   }
+  // Returns: the rank for a bin appended now: above the last bin's
+  // (layout_traits::rank).
+  std::uint64_t next_rank() const noexcept { return root_.prev_->is_root() ? 0 : traits::rank(*root_.prev_) + 1; }
   // Effects: takes b off the list and out of the totals (likewise).
   // Returns: b's span.
   std::size_t detach(bin* b) noexcept {

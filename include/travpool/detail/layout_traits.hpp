@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <type_traits>
 
@@ -46,6 +47,13 @@ namespace travpool::detail {
 
 // The bin span that default_capacity fills: one 2 MiB huge page.
 inline constexpr std::size_t default_bin_span = std::size_t{2} << 20;
+
+// Whether a bin keeps its rank (bin_storage, pool_iterator's ordering) in
+// A0's payload: chunk 0 is assigned and never a user chunk, so the bin
+// algorithms never read or write its payload. Not the column pool's slot
+// bins, whose A0 holds their handle base (slot_bins.hpp).
+template <class Ops>
+inline constexpr bool keeps_rank_in_a0 = true;
 
 template <class Ops>
 struct layout_traits {
@@ -123,6 +131,21 @@ struct layout_traits {
   static std::uint32_t first_assigned(const bin_base& b) noexcept { return Ops::link_next(b, 1); }
   // Returns: the last assigned user chunk of `b`, or 0 if none.
   static std::uint32_t last_assigned(const bin_base& b) noexcept { return run_prev(b, b.full_mark()); }
+
+  // The bin's rank: bin_storage gives every bin it appends a rank above
+  // the list's last one, so that along a list
+  //   b before c  <=>  rank(b) < rank(c)
+  // and iterators compare across bins in O(1). 64 bits: never wraps.
+  static constexpr bool keeps_rank = keeps_rank_in_a0<Ops>;
+  // Both layouts' chunk 0 then has 8 payload bytes (compact: 3 links of 4
+  // bytes; interleaved: a payload of at least 8 bytes before the status).
+  static_assert(!keeps_rank || Ops::stride >= 12, "travpool: A0 has no room for the bin's rank");
+  static std::uint64_t rank(const bin_base& b) noexcept {
+    std::uint64_t r;
+    std::memcpy(&r, Ops::payload(b, 0), sizeof r);
+    return r;
+  }
+  static void set_rank(const bin_base& b, std::uint64_t r) noexcept { std::memcpy(Ops::payload(b, 0), &r, sizeof r); }
 
   // Whether the tail run [fresh, F1] keeps its prev links lazily (bin.hpp,
   // (V6)): then create_fresh writes only the fresh chunk's next link, and

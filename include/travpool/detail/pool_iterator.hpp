@@ -12,7 +12,7 @@
 //       word inline; else a boundary link), else the first element of the
 //       next non-empty bin, else end().
 //   --: the mirror image.
-// <, <=> etc.: iteration order, O(bins) across bins (operator<=> below).
+// <, <=> etc.: iteration order, O(1) (bin ranks; operator<=> below).
 // Every step that leaves the inline fast path calls a function that takes
 // and returns the position by value (never `this`), so the iterator of a
 // loop is never in memory and a range-for compiles to for_each's loop.
@@ -174,12 +174,19 @@ class pool_iterator {
 
   // Ordering of iterators of one pool (end() included, last): iteration
   // order, that is bin-list order, then address order within a bin.
-  // Complexity: O(1) within one bin; else a walk along the bin list from
-  // a's bin towards b's, O(bins). ++ and -- are unaffected (no state is
-  // kept for it). Requires: both iterators of the same pool, not singular.
+  // Complexity: O(1): addresses within one bin, else the bins' ranks
+  // (layout_traits::rank; a layout without ranks walks the bin list from
+  // a's bin towards b's, O(bins)). Requires: both iterators of the same
+  // pool, not singular.
   friend std::strong_ordering operator<=>(const pool_iterator& a, const pool_iterator& b) noexcept {
     if (a.bin_ == b.bin_) return std::compare_three_way{}(a.cur_.ptr, b.cur_.ptr);
-    return bin_before(a.bin_, b.bin_) ? std::strong_ordering::less : std::strong_ordering::greater;
+    if constexpr (traits::keeps_rank) {
+      if (a.bin_->is_root()) return std::strong_ordering::greater;
+      if (b.bin_->is_root()) return std::strong_ordering::less;
+      return traits::rank(*a.bin_) <=> traits::rank(*b.bin_);
+    } else {
+      return bin_before(a.bin_, b.bin_) ? std::strong_ordering::less : std::strong_ordering::greater;
+    }
   }
 
  private:

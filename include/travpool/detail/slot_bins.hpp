@@ -55,6 +55,9 @@ using slot_ops = compact_layout<6, 2, std::uint16_t>;
 // index is the next created), unlike a pool's (bin_algorithms::restart).
 template <>
 inline constexpr bool restarts_emptied_bins<slot_ops> = false;
+// A0's payload holds the bin's handle base, not a rank (layout_traits.hpp).
+template <>
+inline constexpr bool keeps_rank_in_a0<slot_ops> = false;
 // The largest bin_slots: a power of two whose chunk indices fit 16 bits.
 inline constexpr std::uint32_t max_slot_bin_slots = std::bit_floor(slot_ops::max_capacity);
 static_assert(max_slot_bin_slots == 1u << 15);

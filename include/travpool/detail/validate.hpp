@@ -46,6 +46,9 @@ void validate_bins(const Core& core, std::size_t size) {
     if (b->prev_ != prev) fail(n, -1, "bin list prev link is broken");
     if (bin_directory::find(b, core.id()) != b) fail(n, -1, "bin is not registered in the directory");
     if (b->owner_ != core.id()) fail(n, -1, "bin is owned by another pool");
+    if constexpr (traits::keeps_rank)
+      if (!prev->is_root() && traits::rank(*prev) >= traits::rank(*b))
+        fail(n, -1, "bin rank is not above the previous bin's");
     if (b->capacity_ == 0 || b->capacity_ > max_bin_capacity) fail(n, -1, "bin capacity out of range");
     const std::size_t span = core.span_of(*b);
     if (bin_directory::find(reinterpret_cast<const std::byte*>(b) + span - 1, core.id()) != b)
