@@ -11,6 +11,7 @@
 // misuse cases run.
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -61,9 +62,20 @@ std::vector<const typename H::value_type*> addresses(const H& h) {
   return v;
 }
 // Every block within the limits (validate checks it) and the structure sound.
+// Iterators compare in iteration order ([hive.iterators]: <=> is a strong
+// order), across blocks too.
+template <class H>
+bool ordered(const H& h) {
+  bool ok = !(h.end() < h.begin());
+  for (auto it = h.begin(), prev = it; it != h.end(); prev = it, ++it) {
+    ok = ok && it < h.end() && (it == prev || (prev < it && !(it < prev) && (it <=> prev) > 0));
+  }
+  return ok;
+}
 template <class H>
 void check(const H& h) {
   h.validate();
+  CHECK(ordered(h));
   CHECK(static_cast<std::size_t>(std::distance(h.begin(), h.end())) == h.size());
   CHECK(h.size() <= h.capacity());
   CHECK(h.empty() == (h.size() == 0));
@@ -137,6 +149,41 @@ struct fragile {
   fragile& operator=(const fragile&) = default;
   bool operator==(const fragile& o) const noexcept { return v == o.v; }
   bool operator<(const fragile& o) const noexcept { return v < o.v; }
+};
+
+// An element that counts what is done to it (all counters global).
+struct counted_tally {
+  std::size_t constructs = 0, copies = 0, moves = 0, assigns = 0, destroys = 0, compares = 0;
+  std::size_t element_ops() const { return constructs + copies + moves + assigns + destroys; }
+};
+struct counted {
+  using tally = counted_tally;
+  static inline tally now;
+  int v = 0;
+  explicit counted(int x) noexcept : v(x) { ++now.constructs; }
+  counted(const counted& o) noexcept : v(o.v) { ++now.copies; }
+  counted(counted&& o) noexcept : v(o.v) { ++now.moves; }
+  counted& operator=(const counted& o) noexcept {
+    v = o.v;
+    ++now.assigns;
+    return *this;
+  }
+  counted& operator=(counted&& o) noexcept {
+    v = o.v;
+    ++now.assigns;
+    return *this;
+  }
+  ~counted() { ++now.destroys; }
+  bool operator==(const counted& o) const noexcept {
+    ++now.compares;
+    return v == o.v;
+  }
+  bool operator<(const counted& o) const noexcept {
+    ++now.compares;
+    return v < o.v;
+  }
+  // Returns: what was done since the last call, and starts counting anew.
+  static tally take() { return std::exchange(now, tally{}); }
 };
 
 }  // namespace
@@ -638,6 +685,9 @@ TEST_CASE("hive: splice", "[hive][operations]") {
   CHECK(std::vector<const int*>(all.begin() + 3, all.end()) == wb);
   for (const int* p : wb) CHECK(a.get_iterator(p) != a.end());
   for (const int* p : wb) CHECK(b.get_iterator(p) == b.end());
+  // The spliced blocks order after a's own, and stay ordered after an insert.
+  CHECK(a.get_iterator(wa.back()) < a.get_iterator(wb.front()));
+  a.insert(9);
   check(a);
   check(b);
   b.insert(8);  // b goes on in its reserved blocks
@@ -648,7 +698,7 @@ TEST_CASE("hive: splice", "[hive][operations]") {
   const auto wc = addresses(c);
   CHECK_THROWS_AS(a.splice(c), std::length_error);
   CHECK(addresses(c) == wc);
-  CHECK(a.size() == 7);
+  CHECK(a.size() == 8);
   // Reserved blocks outside the limits do not count, and stay.
   hive<int> d(hive_limits(16, 16));
   d.reserve(64);
@@ -805,6 +855,101 @@ TEST_CASE("hive: misuse is a usage_error with checks and leaves the hive unchang
 }
 
 // ---- differential test against a model --------------------------------------------------
+
+// ---- complexity ([hive] states each member's), in element operations and allocator calls -----
+
+TEST_CASE("hive: complexity in element operations and allocator calls", "[hive][complexity]") {
+  using H = hive<counted, tracking_allocator<counted>>;
+  constexpr int n = 20000;
+  ledger book;
+  const tracking_allocator<counted> alloc(&book);
+  H h(hive_limits(64, 256), alloc);
+  counted::take();
+  // insert: constant; one construction each, nothing else moves (addresses
+  // kept), an allocation only for each new block.
+  std::vector<const counted*> where;
+  for (int i = 0; i < n; ++i) where.push_back(&*h.emplace(i));
+  auto t = counted::take();
+  CHECK(t.constructs == n);
+  CHECK(t.element_ops() == std::size_t{n});
+  CHECK(book.allocations == h.block_count());
+  std::vector<const counted*> kept;
+  for (const counted& e : h) kept.push_back(&e);
+  CHECK(kept == where);
+  // erase(pos): constant, one destruction; erase(first, last): one per element.
+  for (int i = 0; i < n; i += 3) h.erase(h.get_iterator(where[static_cast<std::size_t>(i)]));
+  t = counted::take();
+  CHECK(t.destroys == (n + 2) / 3);
+  CHECK(t.element_ops() == t.destroys);
+  const auto size_before = h.size();
+  auto first = h.begin(), last = first;
+  std::advance(last, 1000);
+  h.erase(first, last);
+  t = counted::take();
+  CHECK(t.destroys == 1000);
+  CHECK(t.element_ops() == 1000);
+  CHECK(h.size() == size_before - 1000);
+  // get_iterator, reserve, trim_capacity: no element operations.
+  CHECK(h.get_iterator(where.back())->v == n - 1);
+  h.reserve(h.capacity() + 5000);
+  h.trim_capacity();
+  CHECK(counted::take().element_ops() == 0);
+  // move construction and swap: constant; no element operation, no allocation.
+  const std::size_t allocations = book.allocations;
+  H moved(std::move(h));
+  H other(alloc);
+  other.swap(moved);
+  t = counted::take();
+  CHECK(t.element_ops() == 0);
+  CHECK(book.allocations == allocations);
+  // copy construction: linear, one copy each.
+  const H copy(other);
+  t = counted::take();
+  CHECK(t.copies == other.size());
+  CHECK(t.element_ops() == other.size());
+  // splice: linear in blocks; no element operation, no allocation.
+  H target(hive_limits(64, 256), alloc);
+  target.insert(counted(-1));
+  counted::take();
+  const std::size_t spliced = other.size() + target.size(), allocations_before_splice = book.allocations;
+  target.splice(other);
+  t = counted::take();
+  CHECK(t.element_ops() == 0);
+  CHECK(book.allocations == allocations_before_splice);
+  CHECK(target.size() == spliced);
+  // unique: exactly size() - 1 applications of the predicate.
+  counted::take();
+  const std::size_t before_unique = target.size();
+  target.unique();
+  t = counted::take();
+  CHECK(t.compares == before_unique - 1);
+  // sort: about N log N comparisons (bounded here by 3 N log2 N); with a
+  // nothrow move, each element moved out and back once.
+  std::mt19937 rng(11);
+  for (counted& e : target) e.v = static_cast<int>(rng() % 100000);
+  counted::take();
+  const auto sorted = static_cast<double>(target.size());
+  target.sort();
+  t = counted::take();
+  CHECK(static_cast<double>(t.compares) <= 3 * sorted * std::log2(sorted));
+  CHECK(t.moves + t.assigns <= 2 * target.size());
+  CHECK(std::is_sorted(target.begin(), target.end()));
+  // shrink_to_fit and reshape: linear in size; each element moved at most once.
+  for (int i = 0; i < 4; ++i) erase_if(target, [&](const counted& e) { return e.v % 5 == i; });
+  counted::take();
+  target.shrink_to_fit();
+  t = counted::take();
+  CHECK(t.moves <= target.size());
+  target.reshape(hive_limits(300, 400));
+  t = counted::take();
+  CHECK(t.moves <= target.size());
+  CHECK(t.destroys == t.moves);
+  check(target);
+  // clear: linear; one destruction each.
+  const std::size_t cleared = target.size();
+  target.clear();
+  CHECK(counted::take().destroys == cleared);
+}
 
 TEST_CASE("hive: randomized operations against a model, across thousands of small blocks", "[hive][differential]") {
   std::mt19937_64 rng(GENERATE(1u, 2u, 3u));
