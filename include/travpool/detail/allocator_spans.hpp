@@ -29,23 +29,27 @@
 // says); moved_ holds exactly the handed-out spans whose allocation
 // starts elsewhere.
 // Memory from an allocator is not cached: it goes back to the allocator
-// when the bin is given back. A fresh span is faulted in at once, by one
-// system call (huge_page_choice::first_touch::populate), unless the page
-// policy is `never`: the container is about to write it, and one call
-// costs less than a fault per page.
+// when the bin is given back. A fresh span's first 2 MiB are faulted in
+// at once, by one system call (huge_page_choice::first_touch::populate),
+// unless the page policy is `never`: the container is about to write
+// them, and one call costs less than a fault per page.
 // Huge pages, for std::allocator only (its memory is operator new's, not
 // a resource the user manages): a span of whole huge pages is asked for
-// as huge_block objects, so it is huge-page aligned, and it follows the
-// page policy as span_source's fresh spans do (huge_pages.hpp): advised
-// MADV_HUGEPAGE, and its first touch timed, when the policy says huge
-// pages pay; populated otherwise. The advice stays with that memory after
-// the span goes back to operator new.
+// as huge_block objects, so it is huge-page aligned. If none of its first
+// 2 MiB is resident (fresh memory: untouched_range), it follows the page
+// policy as span_source's fresh spans do (huge_pages.hpp): advised
+// MADV_HUGEPAGE and its first touch timed when the policy says huge pages
+// pay, advised MADV_NOHUGEPAGE (and populated, under `automatic`)
+// otherwise; memory operator new used before is only populated, and gives
+// no sample. The advice stays with that memory after the span goes back
+// to operator new. At most max_advised spans are advised per process.
 //
 //   huge_span(span)  <=>  Allocator is std::allocator, the kernel takes the
 //                         advice, and span % huge_page_bytes == 0
 //   huge_span(span)  =>   the span came from std::allocator<huge_block>
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -161,11 +165,23 @@ class allocator_spans {
   // Out of line: once per 2 MiB at most.
   TRAVPOOL_NOINLINE static taken take_huge(std::size_t span) {
     void* const s = std::allocator<huge_block>().allocate(span / huge_page_bytes);
+    // Memory operator new used before has (some of) its pages, of whatever
+    // size: advice would change little, and its first touch is no fault to
+    // time. It is only populated.
+    if (!untouched_range(s, huge_page_bytes) || !advice_budget()) return {s, populate()};
     const huge_page_choice::span_advice advice = huge_page_choice::for_fresh_span();
-    if (!advice.huge) return {s, populate()};
-    advise_huge_pages(s, span, true);
+    advise_huge_pages(s, span, advice.huge);
     return {s, huge_page_choice::touch_for(advice)};
   }
+  // Returns: whether one more span may be advised. Each advice can split
+  // operator new's mapping in three, so at most max_advised spans are
+  // advised in a process: 16 Ki, a third of vm.max_map_count's default
+  // (65530), 32 GiB of blocks.
+  static bool advice_budget() noexcept {
+    static std::atomic<std::uint32_t> advised{0};
+    return advised.fetch_add(1, std::memory_order_relaxed) < max_advised;
+  }
+  static constexpr std::uint32_t max_advised = 16384;
   static void give_back_huge(void* s, std::size_t span) noexcept {
     std::allocator<huge_block>().deallocate(static_cast<huge_block*>(s), span / huge_page_bytes);
   }

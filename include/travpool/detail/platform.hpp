@@ -15,6 +15,8 @@
 //                               16 or 64 KiB pages)
 //   populate_range(p, bytes)    fault the pages in now     nothing (faulted on
 //                               (MADV_POPULATE_WRITE)      first touch)
+//   untouched_range(p, bytes)   no page resident (mincore; false
+//                               Linux only, else false)
 //   unmap(p, bytes)             give it back (munmap;      VirtualFree MEM_RELEASE:
 //                               any page-aligned part)     the whole mapping only
 //   can_unmap_part              true                       false: a mapping is
@@ -295,6 +297,7 @@ inline bool commit_range(void* p, std::size_t bytes) noexcept {
 }
 inline void decommit_range(void* p, std::size_t bytes) noexcept { win32::virtual_free(p, bytes, win32::mem_decommit); }
 inline void populate_range(void*, std::size_t) noexcept {}
+inline bool untouched_range(void*, std::size_t) noexcept { return false; }
 inline void release_range(void* p, std::size_t) noexcept { win32::virtual_free(p, 0, win32::mem_release); }
 
 // FlushProcessWriteBuffers (Vista and later) runs a full barrier on every
@@ -475,6 +478,22 @@ inline void decommit_range(void* p, std::size_t bytes) noexcept {
 inline void populate_range([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes) noexcept {
 #if TRAVPOOL_LINUX_KERNEL && defined(MADV_POPULATE_WRITE)
   ::madvise(p, bytes, MADV_POPULATE_WRITE);
+#endif
+}
+
+// Returns: whether no page of [p, p + bytes) is resident (mincore), so
+// that a first touch there takes a real fault; false where that cannot be
+// told (not Linux, or mincore refuses). Requires: p page-aligned.
+inline bool untouched_range([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes) noexcept {
+#if TRAVPOOL_LINUX_KERNEL
+  unsigned char vec[512];  // one byte per page: 2 MiB of 4 KiB pages
+  const std::size_t pages = (bytes + page_size() - 1) / page_size();
+  if (pages == 0 || pages > sizeof vec || ::mincore(p, bytes, vec) != 0) return false;
+  for (std::size_t i = 0; i < pages; ++i)
+    if (vec[i] & 1) return false;
+  return true;
+#else
+  return false;
 #endif
 }
 
