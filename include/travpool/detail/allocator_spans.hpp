@@ -42,7 +42,7 @@
 // pay, advised MADV_NOHUGEPAGE (and populated, under `automatic`)
 // otherwise; memory operator new used before is only populated, and gives
 // no sample. The advice stays with that memory after the span goes back
-// to operator new. At most max_advised spans are advised per process.
+// to operator new. At most 8 Ki spans are advised per process.
 //
 //   huge_span(span)  <=>  Allocator is std::allocator, the kernel takes the
 //                         advice, and span % huge_page_bytes == 0
@@ -71,6 +71,18 @@ struct alignas(bin_directory::granule) granule_block {
 struct alignas(huge_page_bytes) huge_block {
   std::byte bytes[huge_page_bytes];
 };
+#endif
+
+#if TRAVPOOL_LINUX_KERNEL
+// Returns: whether one more allocator span may be advised, process-wide
+// (every allocator_spans type counts here). Each advice can split
+// operator new's mapping in three, so at most 8 Ki spans are advised:
+// 16 GiB of 2 MiB blocks, at most 16 Ki more mappings, a quarter of
+// vm.max_map_count's default (65530).
+inline bool allocator_span_advice_budget() noexcept {
+  static std::atomic<std::uint32_t> advised{0};
+  return advised.load(std::memory_order_relaxed) < 8192 && advised.fetch_add(1, std::memory_order_relaxed) < 8192;
+}
 #endif
 
 template <class Allocator>
@@ -168,20 +180,11 @@ class allocator_spans {
     // Memory operator new used before has (some of) its pages, of whatever
     // size: advice would change little, and its first touch is no fault to
     // time. It is only populated.
-    if (!untouched_range(s, huge_page_bytes) || !advice_budget()) return {s, populate()};
+    if (!untouched_range(s, huge_page_bytes) || !allocator_span_advice_budget()) return {s, populate()};
     const huge_page_choice::span_advice advice = huge_page_choice::for_fresh_span();
     advise_huge_pages(s, span, advice.huge);
     return {s, huge_page_choice::touch_for(advice)};
   }
-  // Returns: whether one more span may be advised. Each advice can split
-  // operator new's mapping in three, so at most max_advised spans are
-  // advised in a process: 16 Ki, a third of vm.max_map_count's default
-  // (65530), 32 GiB of blocks.
-  static bool advice_budget() noexcept {
-    static std::atomic<std::uint32_t> advised{0};
-    return advised.fetch_add(1, std::memory_order_relaxed) < max_advised;
-  }
-  static constexpr std::uint32_t max_advised = 16384;
   static void give_back_huge(void* s, std::size_t span) noexcept {
     std::allocator<huge_block>().deallocate(static_cast<huge_block*>(s), span / huge_page_bytes);
   }

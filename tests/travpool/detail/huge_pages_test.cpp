@@ -90,6 +90,18 @@ bool thp_here() {
   return false;
 }
 
+// Effects: the automatic policy, with the verdict "small" (three slow huge
+// faults against 1 ms for 2 MiB of small ones) and no resample for the
+// next 1000 fresh spans (policy_guard restores the policy and verdict).
+void force_small_verdict() {
+  auto& s = choice::state();
+  s.small_ns = 1'000'000;
+  travpool::set_huge_page_policy(huge_pages::automatic);
+  for (int i = 0; i < 3; ++i) choice::record_fault(3'500'000);
+  REQUIRE_FALSE(travpool::huge_pages_in_use());
+  s.next_resample = s.small_spans.load() + 1000;
+}
+
 }  // namespace
 
 TEST_CASE("without transparent huge pages of 2 MiB, every policy advises small and times nothing", "[huge_pages]") {
@@ -310,12 +322,7 @@ TEST_CASE("a fresh bin span is populated on 4 KiB pages chosen by the automatic 
   CHECK(resident_probes(huge_pages::never, 0) == std::pair{false, false});
   // Automatic with the verdict "small" (three slow faults): the first 2 MiB
   // of each fresh span, however large the span.
-  auto& s = choice::state();
-  s.small_ns = 1'000'000;
-  travpool::set_huge_page_policy(huge_pages::automatic);
-  for (int i = 0; i < 3; ++i) choice::record_fault(3'500'000);
-  REQUIRE_FALSE(travpool::huge_pages_in_use());
-  s.next_resample = s.small_spans.load() + 1000;  // no resample during the test
+  force_small_verdict();
   CHECK(resident_probes(huge_pages::automatic, 0).first);
   const auto big = static_cast<std::uint32_t>(3 * td::huge_page_bytes / sizeof(p3));
   REQUIRE(big > 0);
@@ -371,12 +378,7 @@ TEST_CASE("a hive's 2 MiB blocks from std::allocator follow the policy and other
   travpool::set_huge_page_policy(huge_pages::never);
   CHECK_FALSE(std::get<0>(probe(std_hive(two_mib))));
   // Automatic, verdict "small": populated, not advised huge.
-  auto& s = choice::state();
-  s.small_ns = 1'000'000;
-  travpool::set_huge_page_policy(huge_pages::automatic);
-  for (int i = 0; i < 3; ++i) choice::record_fault(3'500'000);
-  REQUIRE_FALSE(travpool::huge_pages_in_use());
-  s.next_resample = s.small_spans.load() + 1000;  // no resample during the test
+  force_small_verdict();
   CHECK(probe(std_hive(two_mib)) == std::tuple{false, true, true});
   // A 64 KiB block (the first of a default hive) is populated too.
   {
