@@ -71,17 +71,18 @@ struct alignas(bin_directory::granule) granule_block {
 struct alignas(huge_page_bytes) huge_block {
   std::byte bytes[huge_page_bytes];
 };
-#endif
 
-#if TRAVPOOL_LINUX_KERNEL
 // Returns: whether one more allocator span may be advised, process-wide
 // (every allocator_spans type counts here). Each advice can split
-// operator new's mapping in three, so at most 8 Ki spans are advised:
+// operator new's mapping in three, so at most max_advised spans are:
 // 16 GiB of 2 MiB blocks, at most 16 Ki more mappings, a quarter of
-// vm.max_map_count's default (65530).
+// vm.max_map_count's default (65530). The load keeps the count from
+// wrapping once the budget is spent.
 inline bool allocator_span_advice_budget() noexcept {
+  constexpr std::uint32_t max_advised = 8192;
   static std::atomic<std::uint32_t> advised{0};
-  return advised.load(std::memory_order_relaxed) < 8192 && advised.fetch_add(1, std::memory_order_relaxed) < 8192;
+  return advised.load(std::memory_order_relaxed) < max_advised &&
+         advised.fetch_add(1, std::memory_order_relaxed) < max_advised;
 }
 #endif
 
@@ -131,9 +132,9 @@ class allocator_spans {
     block_alloc a(alloc_);
     pointer p = alloc_traits::allocate(a, n);
     void* const raw = std::to_address(p);
-    if (aligned(raw)) return {raw, populate()};
+    if (aligned(raw)) return {raw, huge_page_choice::touch_for_allocator_memory()};
     alloc_traits::deallocate(a, p, n);
-    return {take_moved(span), populate()};
+    return {take_moved(span), huge_page_choice::touch_for_allocator_memory()};
   }
 
   // Requires: s from take(span) of an allocator equal to this one's, not
@@ -167,12 +168,6 @@ class allocator_spans {
 #endif
     return false;
   }
-  // Returns: the first touch of a fresh span not advised huge.
-  static huge_page_choice::first_touch populate() noexcept {
-    const bool never =
-        huge_page_choice::policy().load(std::memory_order_relaxed) == static_cast<int>(huge_pages::never);
-    return {never ? huge_page_choice::first_touch::none : huge_page_choice::first_touch::populate};
-  }
 #if TRAVPOOL_LINUX_KERNEL
   // Out of line: once per 2 MiB at most.
   TRAVPOOL_NOINLINE static taken take_huge(std::size_t span) {
@@ -180,7 +175,8 @@ class allocator_spans {
     // Memory operator new used before has (some of) its pages, of whatever
     // size: advice would change little, and its first touch is no fault to
     // time. It is only populated.
-    if (!untouched_range(s, huge_page_bytes) || !allocator_span_advice_budget()) return {s, populate()};
+    if (!untouched_range(s, huge_page_bytes) || !allocator_span_advice_budget())
+      return {s, huge_page_choice::touch_for_allocator_memory()};
     const huge_page_choice::span_advice advice = huge_page_choice::for_fresh_span();
     advise_huge_pages(s, span, advice.huge);
     return {s, huge_page_choice::touch_for(advice)};

@@ -83,8 +83,6 @@
 //        user chunk, and a fresh create writes one link: fresh's next.
 //        Nor is fresh's free_next written: (V4)'s fresh -> fresh+1 is
 //        implied (create never reads the head's words when it is fresh).
-//        Nor is fresh's free_next written: (V4)'s fresh -> fresh+1 is
-//        implied (create never reads the head's words when it is fresh).
 //
 // (V1) and (V2) are section 3's validity conditions: they are all that a
 // sweep needs. A sweep visits i+1 if it is assigned and otherwise jumps to

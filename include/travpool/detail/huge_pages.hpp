@@ -165,6 +165,14 @@ struct huge_page_choice {
     return {a.huge || !automatic ? first_touch::none : first_touch::populate};
   }
 
+  // Returns: what to do with a span a user's allocator hands out, which is
+  // never timed: populate it (memory the container is about to write; one
+  // system call instead of a fault per page), unless the policy is never.
+  static first_touch touch_for_allocator_memory() noexcept {
+    const bool never = policy().load(std::memory_order_relaxed) == static_cast<int>(huge_pages::never);
+    return {never ? first_touch::none : first_touch::populate};
+  }
+
   // Effects: touches the first byte of fresh (zero, untouched) memory at p,
   // advised huge, and records how long the fault took.
   static void sample_first_touch(void* p) noexcept {

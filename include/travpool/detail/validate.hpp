@@ -56,7 +56,7 @@ void validate_bins(const Core& core, std::size_t size) {
     chunks += b->capacity_;
     span_bytes += span;
     const std::uint32_t cap = b->capacity_, f1 = b->full_mark(), a1 = b->last();
-    if (b->chunks_ != reinterpret_cast<const std::byte*>(b) + layout_traits<Ops>::chunks_offset(cap))
+    if (b->chunks_ != reinterpret_cast<const std::byte*>(b) + traits::chunks_offset(cap))
       fail(n, -1, "chunk array is misplaced");
     if (b->fresh_ < first_user_chunk || b->fresh_ > f1) fail(n, -1, "fresh index out of range");
     if (b->free_head_ < first_user_chunk || b->free_head_ > f1) fail(n, -1, "free head out of range");

@@ -350,16 +350,19 @@ TEST_CASE("a hive's 2 MiB blocks from std::allocator follow the policy and other
   // Returns, for the first block of a hive whose blocks span 2 MiB: whether
   // it is advised huge, whether its middle is resident, whether it is
   // aligned to a huge page.
-  const auto probe = [](auto hive_of_p3) {
+  // The block of a hive's first element: it lies in its block's first
+  // granule (after the header), and blocks are granule-aligned.
+  const auto block_of = [](const p3& e) {
+    return reinterpret_cast<const std::byte*>(reinterpret_cast<std::uintptr_t>(&e) &
+                                              ~(std::uintptr_t{td::bin_directory::granule} - 1));
+  };
+  const auto probe = [&](auto hive_of_p3) {
     auto& h = hive_of_p3;
-    p3& e = *h.insert(p3{1, 2, 3});
+    const std::byte* b = block_of(*h.insert(p3{1, 2, 3}));
     CHECK_NOTHROW(h.validate());
-    // The first element lies in its block's first granule (after the
-    // header), and blocks are granule-aligned.
-    const auto block = reinterpret_cast<std::uintptr_t>(&e) & ~(std::uintptr_t{td::bin_directory::granule} - 1);
-    const auto* b = reinterpret_cast<const std::byte*>(block);
     CAPTURE(vm_flags(b));
-    return std::tuple{advised_huge(b), resident(b + td::huge_page_bytes / 2), block % td::huge_page_bytes == 0};
+    return std::tuple{advised_huge(b), resident(b + td::huge_page_bytes / 2),
+                      reinterpret_cast<std::uintptr_t>(b) % td::huge_page_bytes == 0};
   };
   using std_hive = travpool::hive<p3>;
   using user_hive = travpool::hive<p3, user_allocator<p3>>;
@@ -383,10 +386,7 @@ TEST_CASE("a hive's 2 MiB blocks from std::allocator follow the policy and other
   // A 64 KiB block (the first of a default hive) is populated too.
   {
     std_hive h;
-    const auto* e = reinterpret_cast<const std::byte*>(&*h.insert(p3{}));
-    const auto* block =
-        reinterpret_cast<const std::byte*>(reinterpret_cast<std::uintptr_t>(e) & ~std::uintptr_t{0xffff});
-    CHECK(resident(block + 0x8000));
+    CHECK(resident(block_of(*h.insert(p3{})) + td::bin_directory::granule / 2));
   }
   // always, on fresh memory (the heap's free pages handed back first, so
   // that operator new's reused memory is untouched again): advised huge,
