@@ -452,9 +452,7 @@ class hive {
       if (it.bin_->owner_ != core_.id()) detail::throw_misuse("hive::erase", "the iterator belongs to another hive");
     }
     bin& b = *it.bin_;
-    const std::uint32_t i = it.index();
-    destroy_at(b, i);
-    const std::uint32_t next = ops::link_next(b, i);
+    const std::uint32_t next = destroy_at(b, it.index());
     return next != b.last() ? iterator(&b, next) : iterator::first_from(b.next_);
   }
   // Effects: erases [first, last). Returns: last.
@@ -676,9 +674,11 @@ class hive {
   TRAVPOOL_ALWAYS_INLINE void destroy_value(bin& b, std::uint32_t i) noexcept {
     alloc_traits::destroy(core_.spans().allocator(), std::launder(static_cast<T*>(ops::payload(b, i))));
   }
-  TRAVPOOL_ALWAYS_INLINE void destroy_at(bin& b, std::uint32_t i) noexcept {
+  // Returns: the first assigned chunk after i (b.last() if none), found
+  // after ~T ran.
+  TRAVPOOL_ALWAYS_INLINE std::uint32_t destroy_at(bin& b, std::uint32_t i) noexcept {
     destroy_value(b, i);
-    core_.free_chunk(b, i);
+    return core_.free_chunk(b, i);
   }
   // The element destructor of clear and release_all (nullptr: none to run).
   auto payload_destroyer() noexcept {

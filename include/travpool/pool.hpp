@@ -391,18 +391,19 @@ class basic_pool {
     it.check("erasing");
     bin& b = *it.bin_;
     const std::uint32_t i = it.index();
+    // Found after ~T ran, which may have destroyed the next element: the
+    // freed chunk's next link is the next assigned chunk (V3 for the head of
+    // the free list), which the release returns as it writes it (read back,
+    // it waited on that store: 2x a concurrent_hive's erase time).
+    std::uint32_t next;
     if constexpr (checked && bin_locked) {
       // Without the bin's lock, as the pool is quiescent (Requires), which
       // the layer's lock contract check is told.
       const detail::quiescent_scope quiescent(b.lock_);
-      destroy_at(b, i);
+      next = destroy_at(b, i);
     } else {
-      destroy_at(b, i);
+      next = destroy_at(b, i);
     }
-    // Found after ~T ran, which may have destroyed the next element: the
-    // freed chunk's next link is the next assigned chunk (V3 for the head of
-    // the free list).
-    const std::uint32_t next = ops::link_next(b, i);
     return next != b.last() ? iterator(&b, next) : iterator::first_from(b.next_);
   }
 
@@ -716,9 +717,10 @@ class basic_pool {
 
   // Requires: chunk i of b is live (inside core_.locked(b, ...) or
   // quiescent). Effects: destroys the element, then frees its chunk.
-  TRAVPOOL_ALWAYS_INLINE void destroy_at(bin& b, std::uint32_t i) noexcept {
+  // Returns: the first assigned chunk of b after i (b.last() if none).
+  TRAVPOOL_ALWAYS_INLINE std::uint32_t destroy_at(bin& b, std::uint32_t i) noexcept {
     std::destroy_at(std::launder(static_cast<T*>(ops::payload(b, i))));
-    core_.free_chunk(b, i);
+    return core_.free_chunk(b, i);
   }
 
   // The ~T callback of clear and release_all (nullptr: nothing to run).

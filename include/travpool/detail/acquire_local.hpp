@@ -69,11 +69,13 @@ class local_bins : public Storage {
     return std::forward<F>(f)();
   }
 
-  TRAVPOOL_ALWAYS_INLINE void free_chunk(bin& b, std::uint32_t i) noexcept {
+  // Returns: the first assigned chunk of b after i (b.last() if none).
+  TRAVPOOL_ALWAYS_INLINE std::uint32_t free_chunk(bin& b, std::uint32_t i) noexcept {
     const std::uint16_t m = begin_change(b);
-    release_chunk(b, i);
+    const std::uint32_t next = release_chunk(b, i);
     end_change(b, m);
     this->stats_hooks().on_destroy(b);
+    return next;
   }
 
   std::size_t size() const noexcept { return size_; }
@@ -205,11 +207,12 @@ class local_bins : public Storage {
     }
   }
 
-  TRAVPOOL_ALWAYS_INLINE void release_chunk(bin& b, std::uint32_t i) noexcept {
+  TRAVPOOL_ALWAYS_INLINE std::uint32_t release_chunk(bin& b, std::uint32_t i) noexcept {
     const bool was_full = b.full();
-    algo::release(b, i);
+    const std::uint32_t next = algo::release(b, i);
     --size_;
     if (was_full) avail_push_front(&b);
+    return next;
   }
 
   // Throws: std::bad_alloc; usage_error (Tracked) if another thread is

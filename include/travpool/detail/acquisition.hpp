@@ -14,8 +14,9 @@
 //   void  untake(taken)          undoes take (T's constructor threw)
 //   R     locked(b, f)           runs f() with b's chunks stable: nothing
 //                                (local), the pool's mutex, or b's lock
-//   void  free_chunk(b, i)       Listing 7 on chunk i, whose T is destroyed;
-//                                caller is inside locked(b, ...) or quiescent
+//   u32   free_chunk(b, i)       Listing 7 on chunk i, whose T is destroyed;
+//                                caller is inside locked(b, ...) or quiescent;
+//                                returns the next assigned chunk (b.last(): none)
 //   size_t size()                live elements
 //   void  reserve(n), shrink()
 //   void  clear(d), release_all(d)   every element destroyed, by

@@ -115,7 +115,9 @@ struct bin_algorithms {
 
   // Requires: chunk `c` of `b` is an assigned user chunk whose payload has
   // been destroyed. Effects: frees it (Listing 7 and the two repairs).
-  TRAVPOOL_ALWAYS_INLINE static void release(bin_base& b, std::uint32_t c) noexcept {
+  // Returns: the first assigned chunk after c (A1 = b.last() if none): c's
+  // next link, as written, so that an erase need not read it back.
+  TRAVPOOL_ALWAYS_INLINE static std::uint32_t release(bin_base& b, std::uint32_t c) noexcept {
     const auto [prev, next] = traits::neighbours(b, c);
     write_free(b, c, b.free_head_, next, prev);
     b.free_head_ = c;
@@ -125,6 +127,7 @@ struct bin_algorithms {
     if constexpr (restarts_emptied_bins<Ops>)
       if (b.live_ == 0) [[unlikely]]
         restart(b);
+    return next;
   }
 
   // Requires: b.live_ == 0. Effects: the state init(b) leaves, without

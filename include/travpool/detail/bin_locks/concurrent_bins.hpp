@@ -166,9 +166,11 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
     return std::forward<F>(f)();
   }
 
-  TRAVPOOL_ALWAYS_INLINE void free_chunk(bin& b, std::uint32_t i) noexcept {
-    release_chunk(b, i);
+  // Returns: the first assigned chunk of b after i (b.last() if none).
+  TRAVPOOL_ALWAYS_INLINE std::uint32_t free_chunk(bin& b, std::uint32_t i) noexcept {
+    const std::uint32_t next = release_chunk(b, i);
     this->stats_hooks().on_destroy(b);
+    return next;
   }
 
   // Returns: the sum of the bins' live counts, each read once with a
@@ -190,10 +192,11 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
     end_change(b, m);
     return i;
   }
-  TRAVPOOL_ALWAYS_INLINE void release_chunk(bin& b, std::uint32_t i) noexcept {
+  TRAVPOOL_ALWAYS_INLINE std::uint32_t release_chunk(bin& b, std::uint32_t i) noexcept {
     const std::uint16_t m = begin_change(b);
-    algo::release(b, i);
+    const std::uint32_t next = algo::release(b, i);
     end_change(b, m);
+    return next;
   }
 
   // The latest hot bin is not biased to this thread, or is full, or the
