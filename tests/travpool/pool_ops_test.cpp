@@ -417,6 +417,19 @@ TEMPLATE_TEST_CASE("splice moves every bin, and the elements' ownership, without
   REQUIRE(empty.size() == 27);
   empty.validate();
   a.validate();
+  // A pool whose emptied bins were given up (sync::bin_locks: retired,
+  // kept for reuse) and then spliced from: the bins it reuses are its own
+  // under its new identity.
+  pool_type c(bin_capacity{4});
+  for (int i = 0; i < 12; ++i) c.create(i);
+  c.clear();
+  c.shrink_to_fit();
+  c.create(1);
+  pool_type d(bin_capacity{4});
+  d.splice(c);
+  for (int i = 0; i < 8; ++i) REQUIRE(c.get_iterator(c.create(i)) != c.end());
+  c.validate();
+  d.validate();
 }
 
 TEMPLATE_TEST_CASE("splice takes an rvalue pool: a named one moved in, or a temporary", "[pool][splice]",

@@ -196,6 +196,7 @@ class concurrent_bin_list : public Storage {
     if (b == nullptr) return nullptr;
     std::lock_guard<bin_lock> g(b->lock_);
     algo::init(*b);
+    b->owner_ = this->id();  // splice gave this pool a new identity since b was retired
     this->reregister(b);
     retired_ = b->avail_next_;
     b->avail_next_ = nullptr;
