@@ -462,7 +462,11 @@ class basic_pool {
   // pool. Complexity: O(1).
   iterator get_iterator(const T* p) noexcept {
     const auto [b, i] = find_live(p);
-    return b != nullptr ? iterator(b, i) : end();
+    if (b == nullptr) return end();
+    // sync::bin_locks: no lock, so the cursor reads b's bitmap word relaxed
+    // (another thread may be creating in b).
+    if constexpr (bin_locked) return iterator::at_relaxed(b, i);
+    return iterator(b, i);
   }
   const_iterator get_iterator(const T* p) const noexcept { return const_cast<basic_pool*>(this)->get_iterator(p); }
 

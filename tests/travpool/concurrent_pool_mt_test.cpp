@@ -588,6 +588,32 @@ TEST_CASE("producer-consumer: every element is destroyed by the other thread", "
   pool.validate();
 }
 
+TEST_CASE("get_iterator and contains on elements of a bin another thread is creating in", "[concurrent][lookup]") {
+  // The consumer looks up and dereferences what the producer just created,
+  // in the bin the producer keeps creating in: the iterator's cursor reads
+  // that bin's bitmap word while the producer writes it (relaxed, under
+  // TSan a race otherwise). The consumer destroys nothing.
+  travpool::concurrent_pool<element> pool(travpool::bin_capacity{4096});
+  constexpr std::size_t n = 50'000;
+  std::vector<std::atomic<element*>> made(n);
+  for (auto& m : made) m.store(nullptr);
+  std::atomic<std::uint64_t> bad{0};
+  std::thread consumer([&] {
+    for (std::size_t i = 0; i < n; ++i) {
+      element* e;
+      while ((e = made[i].load(std::memory_order_acquire)) == nullptr) std::this_thread::yield();
+      const auto it = pool.get_iterator(e);
+      if (it == pool.end() || &*it != e || !pool.contains(e) || it->seq != i) bad.fetch_add(1);
+    }
+  });
+  for (std::size_t i = 0; i < n; ++i)
+    made[i].store(pool.create(element{7, i, element::mix(7, i)}), std::memory_order_release);
+  consumer.join();
+  REQUIRE(bad.load() == 0);
+  REQUIRE(pool.size() == n);
+  pool.validate();
+}
+
 TEST_CASE("concurrent_pool stress with biasing switched off", "[concurrent][stress]") {
   auto& on = travpool::detail::biasing_switch();
   const bool was = on.exchange(false);

@@ -206,6 +206,14 @@ struct layout_traits {
     else
       return {static_cast<std::byte*>(Ops::payload(b, i)), i};
   }
+  // As cursor_at, without a lock while other threads change b
+  // (sync::bin_locks): what the cursor reads of b, it reads relaxed.
+  static cursor cursor_at_relaxed(const bin_base& b, std::uint32_t i) noexcept {
+    if constexpr (own_cursor)
+      return Ops::cursor_at_relaxed(b, i);
+    else
+      return {static_cast<std::byte*>(Ops::payload(b, i)), i};
+  }
   static std::uint32_t cursor_index(const bin_base& b, const cursor& c) noexcept {
     if constexpr (own_cursor)
       return Ops::cursor_index(b, c);

@@ -202,6 +202,14 @@ class pool_iterator {
 
   // Requires: chunk i of b is assigned.
   pool_iterator(bin_base* b, std::uint32_t i) noexcept : bin_(b), cur_(traits::cursor_at(*b, i)) {}
+  // As pool_iterator(b, i), made while other threads may change b
+  // (sync::bin_locks, without b's lock: get_iterator, concurrent_hive).
+  static pool_iterator at_relaxed(bin_base* b, std::uint32_t i) noexcept {
+    pool_iterator it;
+    it.bin_ = b;
+    it.cur_ = traits::cursor_at_relaxed(*b, i);
+    return it;
+  }
 
   // Returns: the chunk index of the current element.
   std::uint32_t index() const noexcept { return traits::cursor_index(*bin_, cur_); }
