@@ -9,8 +9,9 @@
 //
 // DESIGN NOTE
 // ===========
-// A hive is pool<T>'s layers (layout::compact, no synchronisation, the
-// default checks; detail/pool_layers.hpp: hive_layers) whose bins are
+// A hive is pool<T>'s layers (layout::compact; by default no
+// synchronisation and the build's default checks; detail/pool_layers.hpp:
+// hive_layers) whose bins are
 // the hive's blocks and take their memory from the allocator
 // (detail/allocator_spans.hpp), plus the [hive] members pool<T> lacks.
 // So its sweeps are pool<T>'s sweeps, and a pointer's block is found
@@ -48,6 +49,45 @@
 // * Iterator relational operators are O(1): addresses within a block, the
 //   blocks' ranks across blocks (layout_traits::rank; pool_iterator.hpp).
 //
+// Threads
+// -------
+// hive<T, Allocator, Options...> takes a travpool::sync option (none, the
+// default, or bin_locks) and a travpool::checks option (options.hpp).
+// concurrent_hive<T, Allocator> = hive<T, Allocator, sync::bin_locks> is
+// concurrent_pool's layers (a lock per block, biased to the thread that
+// claims the block, under a readers-writers lock on the block list:
+// detail/bin_locks/) with blocks from the allocator:
+// * Thread-safe: insert and emplace of one element (and their hint forms),
+//   erase(it) of an element no other thread erases, get_iterator,
+//   contains, size, empty, capacity. Each thread inserts into a block of
+//   its own, so two threads' insertions do not share a lock.
+// * Everything else (iteration, the operations on whole hives, reserve,
+//   trim_capacity, shrink_to_fit, reshape, clear, sort, unique, splice,
+//   swap, assignment, partition) requires that no other thread uses the
+//   hive meanwhile, as pool<T>'s concurrent_pool does.
+// * erase(it) destroys the element under its block's lock; the iterator it
+//   returns is the element after it at some moment during the call (found
+//   under that lock, or under the shared list lock with relaxed reads of
+//   the later blocks, as contains() reads them). ~T must not use the
+//   elements of its own block (usage_error); under clear() it must not
+//   use the hive.
+// * The blocks it makes all have one capacity, the limits' max clamped to
+//   the chunks that fill 2 MiB (and to the min): blocks are claimed per
+//   thread, and a thread's first block is as large as a later one. Blocks
+//   spliced in keep theirs; reshape makes blocks of a new capacity (and
+//   moves the elements into them) when the old one leaves the limits.
+// * An empty block that trim_capacity, shrink_to_fit, reshape or splice
+//   gives up is retired, not deallocated (another thread may still
+//   remember it): it leaves capacity(), std::allocator's pages go back to
+//   the OS (all but the first page, which holds its header), and it is
+//   the next block the hive makes if it has the capacity new blocks have;
+//   the allocator gets it back when the hive is destroyed or its blocks
+//   are replaced (move assignment, and reshape or shrink_to_fit when they
+//   move the elements).
+// * The allocator's allocate and deallocate are called under the hive's
+//   span mutex; its construct and destroy from the inserting and erasing
+//   threads, concurrently.
+//
 // Beyond [hive]: contains(p), for_each(f), partition(k), range() (TBB),
 // parallel_for_each(h, f) (parallel.hpp), block_count(), validate(); a
 // get_iterator(p) of a pointer that is not an element returns end() (it
@@ -84,6 +124,7 @@
 #include "detail/pool_iterator.hpp"
 #include "detail/pool_layers.hpp"
 #include "detail/validate.hpp"
+#include "options.hpp"
 #include "parallel.hpp"
 #include "subrange.hpp"
 #include "usage_error.hpp"
@@ -128,7 +169,7 @@ using iter_value_t = typename std::iterator_traits<I>::value_type;
 
 inline namespace TRAVPOOL_ABI_NAMESPACE {
 
-template <class T, class Allocator = std::allocator<T>>
+template <class T, class Allocator = std::allocator<T>, class... Options>
 class hive {
   static_assert(std::is_object_v<T> && !std::is_const_v<T> && !std::is_volatile_v<T> && !std::is_array_v<T>,
                 "travpool::hive: T must be a non-const, non-array object type");
@@ -138,7 +179,7 @@ class hive {
   // allocator_spans.hpp), and chunks to alignof(T) within a block.
   static_assert(alignof(T) <= detail::bin_directory::granule, "travpool::hive: alignof(T) above 64 KiB");
 
-  using layers = detail::hive_layers<T, Allocator>;
+  using layers = detail::hive_layers<T, Allocator, Options...>;
   using ops = typename layers::ops;
   using core_type = typename layers::core_type;
   using storage = typename layers::storage;
@@ -147,6 +188,9 @@ class hive {
   using alloc_traits = std::allocator_traits<Allocator>;
   static constexpr bool checked = layers::checked;
   static constexpr bool unchecked = layers::checks == detail::checks_level::off;
+  // sync::bin_locks (concurrent_hive): insertion and erasure from any
+  // thread (see "Threads" in the design note).
+  static constexpr bool concurrent = layers::bin_locked;
 
  public:
   // ---------------------------------------------------------------------
@@ -249,7 +293,13 @@ class hive {
   hive& operator=(const hive& x) {
     if (this == &x) return *this;
     if constexpr (alloc_traits::propagate_on_container_copy_assignment::value) {
-      if (get_allocator() != x.get_allocator()) release_all();
+      if (get_allocator() != x.get_allocator()) {
+        release_all();
+        // A new identity (concurrent_hive: what threads remember of the
+        // old one names blocks given back).
+        core_type fresh(core_.capacity(), x.get_allocator());
+        core_.steal(fresh);
+      }
       core_.spans().set_allocator(x.get_allocator());
     }
     assign(x.begin(), x.end());
@@ -336,6 +386,10 @@ class hive {
   // (the blocks added before stay). Invalidates nothing.
   void reserve(size_type n) {
     if (n > max_size()) throw std::length_error("travpool::hive::reserve: n > max_size()");
+    if constexpr (concurrent) {
+      core_.reserve(n);  // blocks of the one capacity
+      return;
+    }
     while (capacity() < n) {
       const size_type need = n - capacity();
       core_.set_capacity(within_limits(std::max<size_type>(std::min<size_type>(need, largest_block), smallest_block)));
@@ -383,6 +437,10 @@ class hive {
     core_.shrink([&](const bin& b) noexcept { return !within(b, limits); });
     bool fits = true;
     for (const bin* b = core_.first(); !b->is_root(); b = b->next_) fits = fits && within(*b, limits);
+    // concurrent_hive: the blocks it makes have one capacity; if that is
+    // outside the limits, a new hive's blocks take every element (none
+    // when no block is listed).
+    if constexpr (concurrent) fits = fits && within_limits(core_.capacity(), limits);
     if (!fits) rebuild(limits);
     limits_ = limits;
   }
@@ -395,10 +453,13 @@ class hive {
   // free chunk, making a block if there is none. Returns: its iterator.
   // Throws: what the allocator or T's constructor throws; then *this is
   // unchanged (strong guarantee). Invalidates nothing. Complexity: O(1).
+  // concurrent_hive: thread-safe; T is constructed outside any lock.
   template <class... Args>
   TRAVPOOL_ALWAYS_INLINE iterator emplace(Args&&... args) {
-    if (core_.avail_head() == nullptr) [[unlikely]]
-      core_.set_capacity(next_capacity());
+    if constexpr (!concurrent) {
+      if (core_.avail_head() == nullptr) [[unlikely]]
+        core_.set_capacity(next_capacity());
+    }
     const detail::taken t = core_.take();
     T* const where = static_cast<T*>(ops::payload(*t.bin, t.index));
     if constexpr (std::is_nothrow_constructible_v<T, Args&&...> && is_std_allocator) {
@@ -444,9 +505,14 @@ class hive {
   // Effects: destroys the element at `it` (allocator_traits::destroy) and
   // frees its chunk. Returns: the iterator after it. Invalidates:
   // iterators, pointers and references to that element only.
+  // concurrent_hive: thread-safe, under the block's lock; a ~T that uses
+  // the elements of its own block gets usage_error (instead of a
+  // deadlock), and a ~T that inserts or erases must not run while another
+  // thread calls a member that is not thread-safe (concurrent_pool's rule).
   // Throws (checks::on, checks::hardened): usage_error if it is end() or
   // its element was erased; *this is then unchanged. Complexity: O(1).
-  TRAVPOOL_ALWAYS_INLINE iterator erase(const_iterator it) noexcept(unchecked) {
+  TRAVPOOL_ALWAYS_INLINE iterator erase(const_iterator it) noexcept(unchecked && !concurrent) {
+    if constexpr (concurrent) return erase_locked(it);
     it.check("erasing");
     if constexpr (!unchecked) {
       if (it.bin_->owner_ != core_.id()) detail::throw_misuse("hive::erase", "the iterator belongs to another hive");
@@ -489,6 +555,7 @@ class hive {
   }
 
   // Effects: erases every element; the blocks stay (capacity() unchanged).
+  // concurrent_hive: under the list lock, so ~T must not use the hive.
   void clear() noexcept { core_.clear(payload_destroyer()); }
 
   // ---------------------------------------------------------------------
@@ -513,7 +580,12 @@ class hive {
     for (const bin* b = x.core_.first(); !b->is_root(); b = b->next_)
       if (b->live_ != 0 && !within(*b, limits_))
         throw std::length_error("travpool::hive::splice: a block of x is outside this hive's block capacity limits");
-    core_.splice_if(x.core_, [](const bin& b) noexcept { return b.live_ != 0; });
+    if constexpr (concurrent) {
+      x.core_.shrink();  // x keeps its reserved blocks (retired)
+      core_.splice(x.core_);
+    } else {
+      core_.splice_if(x.core_, [](const bin& b) noexcept { return b.live_ != 0; });
+    }
   }
   void splice(hive&& x) { splice(x); }
 
@@ -572,11 +644,21 @@ class hive {
 
   // Returns: the iterator of the element *p, or end() if p points at no
   // element of this hive (travpool: no precondition). Complexity: O(1),
-  // through the bin directory.
+  // through the bin directory. concurrent_hive: thread-safe, without a
+  // lock (exact for an element inserted or erased before the call).
   iterator get_iterator(const_pointer p) noexcept {
     const T* const q = std::to_address(p);
     bin* b = core_.find(q);
     if (b == nullptr) return end();
+    if constexpr (concurrent) {
+      // No lock (pool<T>'s find_live): the words that say whether a chunk
+      // is live are written with relaxed stores; a retired block stays
+      // mapped and reads as free.
+      const std::uint32_t i = storage::chunk_index(*b, q);
+      return i != 0 && !detail::load_relaxed(b->retired_) && storage::algo::is_live_relaxed(*b, i)
+                 ? iterator::at_relaxed(b, i)
+                 : end();
+    }
     const std::uint32_t i = storage::chunk_index_below(*b, q, b->fresh_);
     return i != 0 && !ops::is_free(*b, i) ? iterator(b, i) : end();
   }
@@ -642,17 +724,23 @@ class hive {
           "travpool::hive: block capacity limits outside block_capacity_hard_limits(), or min > max");
     return l;
   }
-  static bool within(const bin& b, hive_limits l) noexcept { return l.min <= b.capacity_ && b.capacity_ <= l.max; }
+  static bool within(const bin& b, hive_limits l) noexcept { return within_limits(b.capacity_, l); }
+  static bool within_limits(std::size_t capacity, hive_limits l) noexcept {
+    return l.min <= capacity && capacity <= l.max;
+  }
   std::uint32_t within_limits(std::size_t c) const noexcept {
     return static_cast<std::uint32_t>(std::clamp<std::size_t>(c, limits_.min, limits_.max));
   }
+  // The capacity of the first block; concurrent_hive's blocks all have it.
   static std::uint32_t first_capacity(hive_limits l) noexcept {
-    return static_cast<std::uint32_t>(std::clamp<std::size_t>(smallest_block, l.min, l.max));
+    return static_cast<std::uint32_t>(
+        std::clamp<std::size_t>(concurrent ? largest_block : smallest_block, l.min, l.max));
   }
   // Returns: the capacity of the next block made: one that fills the
   // blocks' total span rounded up to a power of two, from a granule to
   // 2 MiB, within the limits.
   std::uint32_t next_capacity() const noexcept {
+    if constexpr (concurrent) return core_.capacity();
     const std::size_t span =
         std::clamp(std::bit_ceil(core_.span_bytes()), detail::bin_directory::granule, detail::default_bin_span);
     return within_limits(traits::capacity_for_span(span));
@@ -667,6 +755,26 @@ class hive {
     for (T& e : *this) t.emplace(std::move_if_noexcept(e));
     release_all();
     core_.steal(t.core_);
+  }
+
+  // concurrent_hive's erase: the element is checked and destroyed, and the
+  // next one in its block found, under the block's lock; a next element in
+  // a later block is found under the shared list lock, without the later
+  // blocks' locks (concurrent_bins::first_live_after).
+  iterator erase_locked(const_iterator it) {
+    if constexpr (!unchecked) {
+      if (it.bin_ == nullptr || it.bin_->is_root()) it.check("erasing");  // throws: an end or singular iterator
+      if (it.bin_->owner_ != core_.id()) detail::throw_misuse("hive::erase", "the iterator belongs to another hive");
+    }
+    bin& b = *it.bin_;
+    const std::uint32_t i = it.index();
+    const std::uint32_t next = core_.locked(b, [&]() TRAVPOOL_ALWAYS_INLINE_LAMBDA {
+      it.check("erasing");
+      return destroy_at(b, i);
+    });
+    if (next != b.last()) return iterator::at_relaxed(&b, next);
+    const auto [c, j] = core_.first_live_after(b);
+    return c != nullptr ? iterator::at_relaxed(c, j) : end();
   }
 
   // Effects: destroys the element in chunk i of b (its chunk stays
@@ -729,16 +837,16 @@ class hive {
 };
 
 // Effects: x.swap(y).
-template <class T, class Allocator>
-void swap(hive<T, Allocator>& x, hive<T, Allocator>& y) noexcept(noexcept(x.swap(y))) {
+template <class T, class Allocator, class... Options>
+void swap(hive<T, Allocator, Options...>& x, hive<T, Allocator, Options...>& y) noexcept(noexcept(x.swap(y))) {
   x.swap(y);
 }
 
 // Effects: erases every element e of c with pred(e), in iteration order.
 // Returns: the number erased.
-template <class T, class Allocator, class Predicate>
-typename hive<T, Allocator>::size_type erase_if(hive<T, Allocator>& c, Predicate pred) {
-  typename hive<T, Allocator>::size_type erased = 0;
+template <class T, class Allocator, class... Options, class Predicate>
+typename hive<T, Allocator, Options...>::size_type erase_if(hive<T, Allocator, Options...>& c, Predicate pred) {
+  typename hive<T, Allocator, Options...>::size_type erased = 0;
   for (auto it = c.begin(), e = c.end(); it != e;) {
     if (pred(std::as_const(*it))) {
       it = c.erase(it);
@@ -750,8 +858,8 @@ typename hive<T, Allocator>::size_type erase_if(hive<T, Allocator>& c, Predicate
   return erased;
 }
 // Effects: erase_if(c, [&](const auto& e) { return e == value; }).
-template <class T, class Allocator, class U = T>
-typename hive<T, Allocator>::size_type erase(hive<T, Allocator>& c, const U& value) {
+template <class T, class Allocator, class... Options, class U = T>
+typename hive<T, Allocator, Options...>::size_type erase(hive<T, Allocator, Options...>& c, const U& value) {
   return erase_if(c, [&](const T& e) { return e == value; });
 }
 
@@ -767,11 +875,18 @@ hive(from_range_t, R&&, Allocator = Allocator()) -> hive<std::ranges::range_valu
 template <std::ranges::input_range R, class Allocator = std::allocator<std::ranges::range_value_t<R>>>
 hive(from_range_t, R&&, hive_limits, Allocator = Allocator()) -> hive<std::ranges::range_value_t<R>, Allocator>;
 
+// A hive whose insertions and erasures may come from any thread (the
+// design note's "Threads"; blocks of one capacity).
+template <class T, class Allocator = std::allocator<T>>
+using concurrent_hive = hive<T, Allocator, sync::bin_locks>;
+
 #if defined(__cpp_lib_memory_resource)
 namespace pmr {
 // A hive whose blocks come from a std::pmr::memory_resource (std::pmr::hive).
 template <class T>
 using hive = travpool::hive<T, std::pmr::polymorphic_allocator<T>>;
+template <class T>
+using concurrent_hive = travpool::concurrent_hive<T, std::pmr::polymorphic_allocator<T>>;
 }  // namespace pmr
 #endif
 

@@ -601,8 +601,9 @@ TEST_CASE("hive: reshape", "[hive][capacity][limits]") {
 
 // ---- [hive.modifiers] -------------------------------------------------------------------
 
-TEST_CASE("hive: emplace, insert and erase", "[hive][modifiers]") {
-  hive<std::string> h(hive_limits(3, 6));
+TEMPLATE_TEST_CASE("hive: emplace, insert and erase", "[hive][modifiers]", hive<std::string>,
+                   travpool::concurrent_hive<std::string>) {
+  TestType h(hive_limits(3, 6));
   auto a = h.emplace(3, 'a');
   CHECK(*a == "aaa");
   auto b = h.insert(std::string("b"));
@@ -959,9 +960,12 @@ TEST_CASE("hive: complexity in element operations and allocator calls", "[hive][
   CHECK(counted::take().destroys == cleared);
 }
 
-TEST_CASE("hive: randomized operations against a model, across thousands of small blocks", "[hive][differential]") {
+// concurrent_hive too, used by one thread: its erase (under the block's
+// lock), blocks of one capacity, retired blocks and splice.
+TEMPLATE_TEST_CASE("hive: randomized operations against a model, across thousands of small blocks",
+                   "[hive][differential]", hive<std::uint64_t>, travpool::concurrent_hive<std::uint64_t>) {
   std::mt19937_64 rng(GENERATE(1u, 2u, 3u));
-  hive<std::uint64_t> h(hive_limits(1 + rng() % 4, 5 + rng() % 8));
+  TestType h(hive_limits(1 + rng() % 4, 5 + rng() % 8));
   // The model: (element address, value) of every element, in any order.
   std::vector<std::pair<const std::uint64_t*, std::uint64_t>> model;
   std::uint64_t next = 0;
@@ -992,7 +996,7 @@ TEST_CASE("hive: randomized operations against a model, across thousands of smal
       h.reshape(hive_limits(mn, mn + rng() % 10));
       rebuild_model();  // the elements may have moved
     } else if (op < 97) {
-      hive<std::uint64_t> other(h.block_capacity_limits());
+      TestType other(h.block_capacity_limits());
       for (int k = 0; k < 10; ++k) {
         const auto it = other.insert(next);
         model.emplace_back(&*it, next++);
@@ -1017,10 +1021,10 @@ TEST_CASE("hive: randomized operations against a model, across thousands of smal
       REQUIRE(seen == model.size());
     }
     REQUIRE(h.size() == model.size());
-    most_blocks = std::max(most_blocks, h.capacity() / h.block_capacity_limits().max);
+    most_blocks = std::max(most_blocks, h.block_count());
     if (step % 4000 == 0) h.validate();
   }
   h.validate();
-  CHECK(most_blocks >= 1000);
+  CHECK(most_blocks >= 800);  // concurrent_hive's blocks are all of the limits' max: fewer of them
   for (const auto& [p, v] : model) REQUIRE(*h.get_iterator(p) == v);
 }

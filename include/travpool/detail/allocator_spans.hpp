@@ -156,6 +156,18 @@ class allocator_spans {
   // Effects: give_back (an allocator keeps no span for reuse here).
   void discard(void* s, std::size_t span) noexcept { give_back(s, span); }
 
+  // Effects: returns the pages of [p, p + n), part of a span still held,
+  // to the OS if the memory is operator new's (std::allocator) and the
+  // kernel is Linux (MADV_DONTNEED leaves the mapping as it is; elsewhere
+  // advise_dontneed remaps or decommits, which is not for memory a heap
+  // manages). Memory of any other allocator is the user's and is left as
+  // it is.
+  static void drop_pages([[maybe_unused]] void* p, [[maybe_unused]] std::size_t n) noexcept {
+#if TRAVPOOL_LINUX_KERNEL
+    if constexpr (std::is_same_v<Allocator, std::allocator<typename Allocator::value_type>>) advise_dontneed(p, n);
+#endif
+  }
+
   // Nothing is held ahead of need.
   void release() noexcept {}
 

@@ -40,6 +40,7 @@
 //
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 #include "../config.hpp"
@@ -156,6 +157,29 @@ struct bin_algorithms {
   // destroyed meanwhile.
   static bool is_live_relaxed(const bin_base& b, std::uint32_t i) noexcept {
     return i >= first_user_chunk && i < load_relaxed(b.fresh_) && !Ops::is_free_relaxed(b, i);
+  }
+  // Returns: the first user chunk of b that reads as assigned, or 0 if
+  // none does; relaxed loads only, as is_live_relaxed (no lock needed, and
+  // none taken). Complexity: O(fresh_ / 64) bitmap words in the compact
+  // layout, O(fresh_) status words in the interleaved one.
+  static std::uint32_t first_live_relaxed(const bin_base& b) noexcept {
+    const std::uint32_t end = load_relaxed(b.fresh_);
+    if constexpr (requires { Ops::bits(b); }) {
+      std::uint64_t* const w = Ops::bits(b);
+      for (std::uint32_t k = 0; k * 64 < end; ++k) {
+        std::uint64_t m = load_relaxed(w[k]);
+        if (k == 0) m &= ~std::uint64_t{0} << first_user_chunk;  // A0 and F0 are no user chunks
+        if (m != 0) {
+          const std::uint32_t i = k * 64 + static_cast<std::uint32_t>(std::countr_zero(m));
+          return i < end ? i : 0;
+        }
+      }
+      return 0;
+    } else {
+      for (std::uint32_t i = first_user_chunk; i < end; ++i)
+        if (!Ops::is_free_relaxed(b, i)) return i;
+      return 0;
+    }
   }
 
  private:

@@ -20,11 +20,12 @@
 //               append and splice rank a bin above the list's last one)
 // capacity() is the capacity of the bins make_bin() makes, span() =
 // span_for(capacity()). Every bin a pool makes has capacity(); bins of
-// other capacities come in by splice, and stay until given back (pools
-// without sync::bin_locks only: concurrent_bins reuses retired bins as
-// bins of capacity(), so its splice requires equal capacities).
+// other capacities come in by splice, and stay until given back (or,
+// with sync::bin_locks, retired: concurrent_bins reuses only retired bins
+// of capacity(); concurrent_pool's splice requires equal capacities,
+// concurrent_hive's does not).
 // A bin off the list is either given back (span cache or OS) or, with
-// sync::bin_locks, retired: still mapped and registered with no owner.
+// sync::bin_locks, retired: still mapped, and out of the directory.
 //
 // Layout-generic: `Ops` gives the chunk stride and per-bin metadata only
 // (layout_traits.hpp), so bins can hold any payload or none.
@@ -164,6 +165,7 @@ class bin_storage {
       // Discarded, not cached: a span the directory cannot hold would
       // fail every pool that took it from the cache.
       b->~bin();
+      std::lock_guard<spans_lock> g(spans_mutex_);
       spans_.discard(mem, span_);
       throw;
     }

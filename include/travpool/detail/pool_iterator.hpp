@@ -48,7 +48,7 @@ namespace travpool {
 inline namespace TRAVPOOL_ABI_NAMESPACE {
 template <class T, class... Options>
 class basic_pool;
-template <class T, class Allocator>
+template <class T, class Allocator, class... Options>
 class hive;
 }  // namespace TRAVPOOL_ABI_NAMESPACE
 
@@ -192,7 +192,7 @@ class pool_iterator {
  private:
   template <class, class...>
   friend class ::travpool::TRAVPOOL_ABI_NAMESPACE::basic_pool;
-  template <class, class>
+  template <class, class, class...>
   friend class ::travpool::TRAVPOOL_ABI_NAMESPACE::hive;
   template <class, class, bool, checks_level>
   friend class pool_iterator;

@@ -15,8 +15,9 @@
 //              or checks::hardened: bins count their changes, and the O(1)
 //              checks are made)
 //   core_type = mutex_bins<bins_type> under sync::global_mutex, else bins_type.
-// hive<T, Allocator> takes pool<T>'s layers with bins from its allocator
-// (allocator_spans.hpp): hive_layers.
+// hive<T, Allocator, Options...> takes pool<T>'s layers (sync::none or
+// sync::bin_locks) with bins from its allocator (allocator_spans.hpp):
+// hive_layers.
 //
 // basic_pool holds a core_type: its critical sections are the bin layer's.
 // basic_column_pool holds a bins_type and, under sync::global_mutex, its
@@ -78,13 +79,19 @@ template <class T, class... Options>
 using element_layers =
     pool_layers<layout_ops_for<select_option_t<layout_category, layout::compact, Options...>, T>, Options...>;
 
-// The layers of hive<T, Allocator>: pool<T>'s (layout::compact,
-// sync::none, stats::none, the default checks), with bin spans taken from
-// the allocator.
-template <class T, class Allocator>
-struct hive_layers : element_layers<T> {
-  using storage = bin_storage<typename element_layers<T>::ops, no_stats, false, allocator_spans<Allocator>>;
-  using core_type = local_bins<storage, element_layers<T>::tracked>;
+// The layers of hive<T, Allocator, Options...>: pool<T>'s layout
+// (layout::compact) and no statistics, the sync (sync::none or
+// sync::bin_locks) and checks options, with bin spans taken from the
+// allocator.
+template <class T, class Allocator, class... Options>
+struct hive_layers : element_layers<T, Options...> {
+  using base = element_layers<T, Options...>;
+  static_assert(count_category_v<layout_category, Options...> == 0 && count_category_v<stats_category, Options...> == 0,
+                "travpool::hive: its options are a travpool::sync and a travpool::checks tag");
+  static_assert(!base::serialised, "travpool::hive: sync::none or sync::bin_locks (concurrent_hive)");
+  using storage = bin_storage<typename base::ops, no_stats, base::bin_locked, allocator_spans<Allocator>>;
+  using core_type = std::conditional_t<base::bin_locked, concurrent_bins<storage, base::checked, base::tracked>,
+                                       local_bins<storage, base::tracked>>;
 };
 
 }  // namespace TRAVPOOL_ABI_NAMESPACE

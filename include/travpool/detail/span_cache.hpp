@@ -258,6 +258,11 @@ class span_source {
   // Effects: unmaps p, a span from take() that must not be reused.
   void discard(void* p, std::size_t span) noexcept { unmap(p, span); }
 
+  // Effects: returns the pages of [p, p + n), part of a span still held,
+  // to the OS (a retired bin's chunks: concurrent_list.hpp); they read as
+  // zero when touched again.
+  static void drop_pages(void* p, std::size_t n) noexcept { advise_dontneed(p, n); }
+
   // Effects: advises the fresh span p (just handed out) as the page policy
   // says. Returns: what to do with it next. Out of line: see
   // first_touch::act.

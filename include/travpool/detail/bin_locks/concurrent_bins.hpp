@@ -173,6 +173,24 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
     return next;
   }
 
+  // Returns: the first bin after b, in list order, that has a live chunk,
+  // and the index of its first one (what erase(it) returns when it erased
+  // b's last element: hive.hpp), or {nullptr, 0} if there is none or b was
+  // retired meanwhile. Under the shared list lock, as a scan, and without
+  // any bin's lock: counts and status words are read with relaxed loads
+  // (as contains() reads them), so it never waits for a bin, never revokes
+  // a bias, and may run inside a ~T that holds a bin's lock (the lock
+  // order of a ~T that creates: docs/design.md, "Locks and their order").
+  std::pair<bin*, std::uint32_t> first_live_after(const bin& b) const {
+    std::shared_lock list(list_mutex_);
+    if (load_relaxed(b.retired_)) return {nullptr, 0};
+    for (bin* c = b.next_; !c->is_root(); c = c->next_) {
+      if (load_relaxed(c->live_) == 0) continue;
+      if (const std::uint32_t i = algo::first_live_relaxed(*c); i != 0) return {c, i};
+    }
+    return {nullptr, 0};
+  }
+
   // Returns: the sum of the bins' live counts, each read once with a
   // relaxed load, without the bins' locks (taking them would revoke their
   // owners' bias). Exact while no other thread creates or destroys; else
@@ -303,7 +321,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
         // A full bin is skipped unlocked too (live_ is read without the lock,
         // and rechecked under it): locking it would revoke the bias of a
         // thread that destroys in it.
-        if (load_relaxed(b->live_) == this->capacity()) continue;
+        if (load_relaxed(b->live_) == b->capacity_) continue;
         if (!b->lock_.try_lock()) {
           ++failed;
           continue;
@@ -329,7 +347,7 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
   }
 
   // Requires: the shared list lock. Returns: of the n bins from `start`
-  // that no other thread claims and that have at least capacity()/64 free
+  // that no other thread claims and that have at least capacity_/64 free
   // chunks, the one with the most live elements (read unlocked; the caller
   // rechecks under the bin's lock) among those `me` claimed last, else
   // among the others, or nullptr. Refilling the fullest bin
@@ -338,17 +356,15 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
   // does, and as allocators keep pages sorted by occupancy: otherwise a
   // thread that fills its bin moves on to the next bin, often an empty one,
   // and the live elements spread over every bin at the same low density,
-  // which makes sweeps slower. The capacity()/64 floor bounds the scans to
-  // one per capacity()/64 creates in the thread's bins.
+  // which makes sweeps slower. The capacity_/64 floor bounds the scans to
+  // one per capacity_/64 creates in the thread's bins. (A pool's bins have
+  // one capacity; a concurrent_hive's may have several, after splice.)
   // The thread's own bins come first, however empty: a foreign bin, even a
   // fuller one, would mix two threads' elements, whose destroys then meet
   // on its lock (docs/threads.md, "Refill and reuse policies"). The
   // scan stops early only at an own bin within 2 * floor of full, so a
   // thread without one reads every header once per refill.
   bin* fullest_with_room(bin* b, std::size_t n, std::uint32_t me, std::uint32_t& scanned) const noexcept {
-    const std::uint32_t cap = this->capacity();
-    const std::uint32_t floor = cap / 64 > 0 ? cap / 64 : 1;
-    const std::uint32_t most = cap - floor;  // live at most this: floor free chunks
     // [0]: bins this thread claimed last; [1]: the others.
     bin* best[2] = {nullptr, nullptr};
     std::uint32_t best_live[2] = {0, 0};
@@ -357,6 +373,9 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
       ++seen, ++scanned;
       const std::uint32_t claim = b->claim_.load(std::memory_order_relaxed);
       if (claim != 0 && claim != me) continue;
+      const std::uint32_t cap = b->capacity_;
+      const std::uint32_t floor = cap / 64 > 0 ? cap / 64 : 1;
+      const std::uint32_t most = cap - floor;  // live at most this: floor free chunks
       const std::uint32_t live = load_relaxed(b->live_);
       const int k = b->last_claim_.load(std::memory_order_relaxed) == me ? 0 : 1;
       if (live > most || (best[k] != nullptr && live <= best_live[k])) continue;

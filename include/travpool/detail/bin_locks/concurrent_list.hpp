@@ -17,10 +17,13 @@
 //
 // Retired bins. shrink() cannot unmap an empty bin: other threads may still
 // remember it and read its header. It unlinks the bin, returns its chunk
-// pages (advise_dontneed) and keeps the header mapped on the retired list
-// (linked by avail_next_), where the next new bin comes from:
+// pages (the span source's drop_pages) and keeps the header mapped on the
+// retired list (linked by avail_next_), where the next new bin of its
+// capacity comes from:
 //   b retired  =>  b off the bin list, b->retired_, b->claim_ = 0, no bias
-//   memory held = (bin_count() + retired_count()) spans
+//   memory held = the spans of the listed and the retired bins
+//               = (bin_count() + retired_count()) spans when every bin has
+//                 capacity() (a pool; a concurrent_hive may splice in others)
 //
 // Enrolment. The pool's id is in the claim registry from before its first
 // claim (enroll, called by the first scan) until before it unmaps a bin or
@@ -60,13 +63,18 @@ class concurrent_bin_list : public Storage {
     while (this->chunk_count() < n) add_bin();
   }
 
-  // Effects: retires every bin without a live element.
+  // Effects: retires every bin without a live element (for which
+  // retire(b) is true, in list order).
   void shrink() noexcept {
+    shrink([](const bin&) noexcept { return true; });
+  }
+  template <class Pred>
+  void shrink(Pred retire) noexcept {
     std::unique_lock list(list_mutex_);
     for (bin* b = this->first(); !b->is_root();) {
       bin* next = b->next_;
       std::lock_guard<bin_lock> g(b->lock_);
-      if (b->live_ == 0) retire_bin(b);
+      if (b->live_ == 0 && retire(std::as_const(*b))) retire_bin(b);
       b = next;
     }
   }
@@ -108,8 +116,9 @@ class concurrent_bin_list : public Storage {
     enrolled_.store(o.enrolled_.exchange(false, std::memory_order_relaxed), std::memory_order_relaxed);
   }
 
-  // Requires: &o != this, equal capacities, both pools quiescent (no other
-  // thread uses either; not called from T's constructor or destructor).
+  // Requires: &o != this, both pools quiescent (no other thread uses
+  // either; not called from T's constructor or destructor). o's bins keep
+  // their capacity (concurrent_pool requires equal ones: pool.hpp).
   // Effects: releases the claims (and biases) of o's bins, under the list
   // locks of both and each bin's lock, then Storage::splice: o takes a new
   // identity, so the bins other threads remember for o are forgotten, and
@@ -188,17 +197,21 @@ class concurrent_bin_list : public Storage {
     return b;
   }
 
-  // Requires: the exclusive list lock. Effects: if a retired bin exists,
-  // reinitialises it and links it at the end of the bin list.
-  // Returns: that bin, or nullptr.
+  // Requires: the exclusive list lock. Effects: if a retired bin of the
+  // capacity new bins have exists, reinitialises the latest retired and
+  // links it at the end of the bin list. (Retired bins of another
+  // capacity, which a concurrent_hive may hold after splice and reshape,
+  // stay retired.) Returns: that bin, or nullptr.
   bin* reuse_retired() noexcept {
-    bin* b = retired_;
+    bin** at = &retired_;
+    while (*at != nullptr && (*at)->capacity_ != this->capacity()) at = &(*at)->avail_next_;
+    bin* b = *at;
     if (b == nullptr) return nullptr;
     std::lock_guard<bin_lock> g(b->lock_);
     algo::init(*b);
     b->owner_ = this->id();  // splice gave this pool a new identity since b was retired
     this->reregister(b);
-    retired_ = b->avail_next_;
+    *at = b->avail_next_;
     b->avail_next_ = nullptr;
     store_relaxed(b->retired_, false);  // read unlocked by contains()
     this->link(b);
@@ -222,7 +235,7 @@ class concurrent_bin_list : public Storage {
     retired_ = b;
     const auto first_page = round_up(reinterpret_cast<std::uintptr_t>(b) + bin_header_bytes, page_size());
     const auto end = reinterpret_cast<std::uintptr_t>(b) + this->span_of(*b);
-    if (end > first_page) advise_dontneed(reinterpret_cast<void*>(first_page), end - first_page);
+    if (end > first_page) Storage::spans_type::drop_pages(reinterpret_cast<void*>(first_page), end - first_page);
   }
 
   alignas(64) mutable rw_mutex list_mutex_;  // readers: scans; writer: list changes
