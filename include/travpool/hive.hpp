@@ -64,7 +64,9 @@
 // * Everything else (iteration, the operations on whole hives, reserve,
 //   trim_capacity, shrink_to_fit, reshape, clear, sort, unique, splice,
 //   swap, assignment, partition) requires that no other thread uses the
-//   hive meanwhile, as pool<T>'s concurrent_pool does.
+//   hive meanwhile, as pool<T>'s concurrent_pool does. Dereferencing an
+//   iterator is a sweep step to the checks: under checks::on it reports
+//   a block another thread changes meanwhile (docs/hive.md).
 // * erase(it) destroys the element under its block's lock; the iterator it
 //   returns is the element after it at some moment during the call (found
 //   under that lock, or under the shared list lock with relaxed reads of
@@ -440,7 +442,7 @@ class hive {
     // concurrent_hive: the blocks it makes have one capacity; if that is
     // outside the limits, a new hive's blocks take every element (none
     // when no block is listed).
-    if constexpr (concurrent) fits = fits && within_limits(core_.capacity(), limits);
+    if constexpr (concurrent) fits = fits && within(core_.capacity(), limits);
     if (!fits) rebuild(limits);
     limits_ = limits;
   }
@@ -724,10 +726,8 @@ class hive {
           "travpool::hive: block capacity limits outside block_capacity_hard_limits(), or min > max");
     return l;
   }
-  static bool within(const bin& b, hive_limits l) noexcept { return within_limits(b.capacity_, l); }
-  static bool within_limits(std::size_t capacity, hive_limits l) noexcept {
-    return l.min <= capacity && capacity <= l.max;
-  }
+  static bool within(std::size_t capacity, hive_limits l) noexcept { return l.min <= capacity && capacity <= l.max; }
+  static bool within(const bin& b, hive_limits l) noexcept { return within(b.capacity_, l); }
   std::uint32_t within_limits(std::size_t c) const noexcept {
     return static_cast<std::uint32_t>(std::clamp<std::size_t>(c, limits_.min, limits_.max));
   }
