@@ -653,13 +653,9 @@ class hive {
     bin* b = core_.find(q);
     if (b == nullptr) return end();
     if constexpr (concurrent) {
-      // No lock (pool<T>'s find_live): the words that say whether a chunk
-      // is live are written with relaxed stores; a retired block stays
-      // mapped and reads as free.
-      const std::uint32_t i = storage::chunk_index(*b, q);
-      return i != 0 && !detail::load_relaxed(b->retired_) && storage::algo::is_live_relaxed(*b, i)
-                 ? iterator::at_relaxed(b, i)
-                 : end();
+      // No lock (pool<T>'s find_live).
+      const std::uint32_t i = storage::live_index_relaxed(*b, q);
+      return i != 0 ? iterator::at_relaxed(b, i) : end();
     }
     const std::uint32_t i = storage::chunk_index_below(*b, q, b->fresh_);
     return i != 0 && !ops::is_free(*b, i) ? iterator(b, i) : end();

@@ -767,10 +767,7 @@ class basic_pool {
     if (b == nullptr) return {nullptr, 0};
     std::uint32_t i;
     if constexpr (bin_locked) {
-      // No lock: the bin's words that say whether a chunk is live are written
-      // with relaxed stores; a retired bin stays mapped (reads as free).
-      i = storage::chunk_index(*b, p);
-      if (i != 0 && (detail::load_relaxed(b->retired_) || !storage::algo::is_live_relaxed(*b, i))) i = 0;
+      i = storage::live_index_relaxed(*b, p);  // no lock
     } else {
       i = const_cast<core_type&>(core_).locked(*b, [&] { return live_index(*b, p); });
     }

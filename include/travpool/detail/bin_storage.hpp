@@ -134,6 +134,14 @@ class bin_storage {
     if (i * Ops::stride != d || i - first_user_chunk >= bound - first_user_chunk) return 0;
     return static_cast<std::uint32_t>(i);
   }
+  // Returns: the index of the live user chunk that starts at p, or 0; read
+  // without b's lock while other threads may change b (BinLocked: the words
+  // that say whether a chunk is live are written with relaxed stores, and a
+  // retired bin stays mapped and reads as free).
+  static std::uint32_t live_index_relaxed(const bin& b, const void* p) noexcept {
+    const std::uint32_t i = chunk_index(b, p);
+    return i != 0 && !load_relaxed(b.retired_) && algo::is_live_relaxed(b, i) ? i : 0;
+  }
   // Returns: the index of the user chunk that starts at p, or 0 if p is not
   // the start of one.
   static std::uint32_t chunk_index(const bin& b, const void* p) noexcept {

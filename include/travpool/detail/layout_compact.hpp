@@ -393,9 +393,15 @@ struct compact_layout {
   };
 
   // Returns: word k of b's bitmap without the pseudo chunks A0 and A1.
-  static std::uint64_t live_word(const bin_base& b, std::size_t k) noexcept { return live_bits(b, k, bits(b)[k]); }
-  // Returns: w, word k of b's bitmap, without the pseudo chunks A0 and A1.
-  static std::uint64_t live_bits(const bin_base& b, std::size_t k, std::uint64_t w) noexcept {
+  // Relaxed: read with a relaxed load, as other threads may be changing it
+  // (sync::bin_locks, without b's lock).
+  template <bool Relaxed = false>
+  static std::uint64_t live_word(const bin_base& b, std::size_t k) noexcept {
+    std::uint64_t w;
+    if constexpr (Relaxed)
+      w = load_relaxed(bits(b)[k]);
+    else
+      w = bits(b)[k];
     if (k == 0) w &= ~std::uint64_t{1};
     if (k == (b.last() >> 6)) w &= ~(std::uint64_t{1} << (b.last() & 63));
     return w;
@@ -415,21 +421,14 @@ struct compact_layout {
     return p;
   }
   // Requires: chunk i of b is assigned. Returns: the cursor at chunk i.
+  // Relaxed: its bitmap word read relaxed (live_word), a snapshot of the
+  // elements live when it was read.
+  template <bool Relaxed = false>
   static cursor cursor_at(const bin_base& b, std::uint32_t i) noexcept {
     const std::size_t k = i >> 6;
     const unsigned j = i & 63;
     std::byte* base = at(b, static_cast<std::uint32_t>(k * 64));
-    return {base + std::size_t{j} * stride, base, bits(b) + k, live_word(b, k) & (~std::uint64_t{0} << j)};
-  }
-  // As cursor_at, reading the bitmap word with a relaxed load: while other
-  // threads may change it (sync::bin_locks, no lock held). The cursor's
-  // word is a snapshot: the elements live when it was read.
-  static cursor cursor_at_relaxed(const bin_base& b, std::uint32_t i) noexcept {
-    const std::size_t k = i >> 6;
-    const unsigned j = i & 63;
-    std::byte* base = at(b, static_cast<std::uint32_t>(k * 64));
-    const std::uint64_t w = live_bits(b, k, load_relaxed(bits(b)[k]));
-    return {base + std::size_t{j} * stride, base, bits(b) + k, w & (~std::uint64_t{0} << j)};
+    return {base + std::size_t{j} * stride, base, bits(b) + k, live_word<Relaxed>(b, k) & (~std::uint64_t{0} << j)};
   }
   // Returns: whether a and b are at the same element. Only the null cursor
   // (end) has no live bit, and testing that first lets a loop's

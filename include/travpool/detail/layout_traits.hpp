@@ -210,7 +210,7 @@ struct layout_traits {
   // (sync::bin_locks): what the cursor reads of b, it reads relaxed.
   static cursor cursor_at_relaxed(const bin_base& b, std::uint32_t i) noexcept {
     if constexpr (own_cursor)
-      return Ops::cursor_at_relaxed(b, i);
+      return Ops::template cursor_at<true>(b, i);
     else
       return {static_cast<std::byte*>(Ops::payload(b, i)), i};
   }
