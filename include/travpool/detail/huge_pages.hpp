@@ -49,8 +49,10 @@
 // populated when a pool takes it (first_touch::populate): it then holds
 // the memory that a huge page would hold after the bin's first touch, and
 // is faulted by one system call (20 M creations of 24 B: 0.30 s instead
-// of 0.37 s on 4 KiB pages). Under `never` pages are faulted as written:
-// a pool of a few elements holds a few pages.
+// of 0.37 s on 4 KiB pages). Under `never` a pool's pages are faulted as
+// written: a pool of a few elements holds a few pages. (Blocks that a
+// container takes from its allocator are populated under every policy:
+// they grow with the container, allocator_spans.hpp.)
 // Thread-safety: all state is atomic; concurrent samples may interleave in
 // the window, which only changes which samples are the last ones.
 #pragma once
@@ -165,12 +167,16 @@ struct huge_page_choice {
     return {a.huge || !automatic ? first_touch::none : first_touch::populate};
   }
 
-  // Returns: what to do with a span a user's allocator hands out, which is
-  // never timed: populate it (memory the container is about to write; one
-  // system call instead of a fault per page), unless the policy is never.
-  static first_touch touch_for_allocator_memory() noexcept {
-    const bool never = policy().load(std::memory_order_relaxed) == static_cast<int>(huge_pages::never);
-    return {never ? first_touch::none : first_touch::populate};
+  // Returns: what to do with a block a container takes from its allocator
+  // (allocator_spans), under every policy: populate it (memory the
+  // container is about to write, since it asks for a block only when its
+  // blocks are full, and whose size follows the container's, so at most
+  // one block is held ahead of need; one system call instead of a fault
+  // per page), unless advice a made it huge (timed, or faulted whole at
+  // its first touch).
+  static first_touch touch_for_allocator_memory(span_advice a = {}) noexcept {
+    if (a.sample) return {first_touch::sample};
+    return {a.huge ? first_touch::none : first_touch::populate};
   }
 
   // Effects: touches the first byte of fresh (zero, untouched) memory at p,

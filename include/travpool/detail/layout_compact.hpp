@@ -424,7 +424,7 @@ struct compact_layout {
   // Relaxed: its bitmap word read relaxed (live_word), a snapshot of the
   // elements live when it was read.
   template <bool Relaxed = false>
-  static cursor cursor_at(const bin_base& b, std::uint32_t i) noexcept {
+  TRAVPOOL_ALWAYS_INLINE static cursor cursor_at(const bin_base& b, std::uint32_t i) noexcept {
     const std::size_t k = i >> 6;
     const unsigned j = i & 63;
     std::byte* base = at(b, static_cast<std::uint32_t>(k * 64));

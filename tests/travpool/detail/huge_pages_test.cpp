@@ -343,8 +343,7 @@ struct user_allocator {
   friend bool operator==(const user_allocator&, const user_allocator&) noexcept { return true; }
 };
 
-TEST_CASE("a hive's 2 MiB blocks from std::allocator follow the policy and other blocks are only populated",
-          "[huge_pages][host_kernel]") {
+TEST_CASE("a hive's blocks follow the page policy and are populated unless advised huge", "[huge_pages][host_kernel]") {
   if (!thp_here()) return;
   policy_guard guard;
   // Returns, for the first block of a hive whose blocks span 2 MiB: whether
@@ -377,9 +376,11 @@ TEST_CASE("a hive's 2 MiB blocks from std::allocator follow the policy and other
   CHECK_FALSE(user_huge);
   CHECK(user_populated);
   (void)user_aligned;
-  // never: not advised huge, faulted as written.
+  // never: not advised huge, but populated (a hive's blocks are populated
+  // under every policy), and the user's allocator's too.
   travpool::set_huge_page_policy(huge_pages::never);
-  CHECK_FALSE(std::get<0>(probe(std_hive(two_mib))));
+  CHECK(probe(std_hive(two_mib)) == std::tuple{false, true, true});
+  CHECK(std::get<1>(probe(user_hive(user_two_mib))));
   // Automatic, verdict "small": populated, not advised huge.
   force_small_verdict();
   CHECK(probe(std_hive(two_mib)) == std::tuple{false, true, true});
