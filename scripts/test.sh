@@ -63,7 +63,7 @@ stage "3/9 the core tests with clang++-14 and libc++, on the POSIX branch withou
 # program not built has none of).
 libcxx_tests=(pool_test pool_ops_test column_pool_test handle_test allocator_test segments_test partition_test
   debug_checks_test hardened_checks_test concurrent_pool_mt_test platform_test huge_pages_test span_cache_test
-  column_storage_test hive_test)
+  column_storage_test hive_test hive_mt_test)
 cmake --preset libcxx >/dev/null
 cmake --build --preset libcxx -j "$jobs" --target "${libcxx_tests[@]}"
 ctest --preset libcxx -j "$jobs"
