@@ -31,13 +31,16 @@
 // Memory from an allocator is not cached: it goes back to the allocator
 // when the bin is given back. A fresh span's first 2 MiB are faulted in
 // at once, by one system call (huge_page_choice::first_touch::populate),
-// under every page policy: the container is about to write them (it asks
-// for a block only when its blocks are full), and one call costs less
-// than a fault per page (2 M insertions of 24 B into a hive, 4 KiB pages:
-// 21-24 ms against 27-37 ms faulted as written). Unlike a pool's 2 MiB
-// spans (huge_pages.hpp), a hive's blocks grow with it from one granule,
-// so what is populated ahead of need is at most one block: for a hive of
-// one element, 64 KiB.
+// unless it is advised huge (below): the container writes them next, and
+// one call costs less than a fault per page (2 M insertions of 24 B into a
+// hive, 4 KiB pages: 21-24 ms against 27-37 ms faulted as written).
+// std::allocator's memory is populated under every page policy; a user's
+// allocator's memory is not under `never`, which leaves the user's arena
+// (a file-backed or shared one, say) to be written as elements arrive.
+// What is populated ahead of need: a hive's blocks grow with it from one
+// granule, so at most one block (64 KiB for a hive of one element); a
+// concurrent_hive's blocks have the limits' max capacity (up to 2 MiB),
+// one per inserting thread; reserve(n) populates what it reserves.
 // Huge pages, for std::allocator only (its memory is operator new's, not
 // a resource the user manages): a span of whole huge pages is asked for
 // as huge_block objects, so it is huge-page aligned. If none of its first
@@ -137,9 +140,9 @@ class allocator_spans {
     block_alloc a(alloc_);
     pointer p = alloc_traits::allocate(a, n);
     void* const raw = std::to_address(p);
-    if (aligned(raw)) return {raw, huge_page_choice::touch_for_allocator_memory()};
+    if (aligned(raw)) return {raw, huge_page_choice::touch_for_allocator_memory(users_memory)};
     alloc_traits::deallocate(a, p, n);
-    return {take_moved(span), huge_page_choice::touch_for_allocator_memory()};
+    return {take_moved(span), huge_page_choice::touch_for_allocator_memory(users_memory)};
   }
 
   // Requires: s from take(span) of an allocator equal to this one's, not
@@ -177,6 +180,8 @@ class allocator_spans {
   void release() noexcept {}
 
  private:
+  // Whether the memory is a user's allocator's, not operator new's.
+  static constexpr bool users_memory = !std::is_same_v<Allocator, std::allocator<typename Allocator::value_type>>;
   // Whether a span of `span` bytes is taken as huge_blocks (design note).
   static bool huge_span([[maybe_unused]] std::size_t span) noexcept {
 #if TRAVPOOL_LINUX_KERNEL
@@ -193,10 +198,10 @@ class allocator_spans {
     // size: advice would change little, and its first touch is no fault to
     // time. It is only populated.
     if (!untouched_range(s, huge_page_bytes) || !allocator_span_advice_budget())
-      return {s, huge_page_choice::touch_for_allocator_memory()};
+      return {s, huge_page_choice::touch_for_allocator_memory(false)};
     const huge_page_choice::span_advice advice = huge_page_choice::for_fresh_span();
     advise_huge_pages(s, span, advice.huge);
-    return {s, huge_page_choice::touch_for_allocator_memory(advice)};
+    return {s, huge_page_choice::touch_for_allocator_memory(false, advice)};
   }
   static void give_back_huge(void* s, std::size_t span) noexcept {
     std::allocator<huge_block>().deallocate(static_cast<huge_block*>(s), span / huge_page_bytes);

@@ -51,8 +51,8 @@
 // is faulted by one system call (20 M creations of 24 B: 0.30 s instead
 // of 0.37 s on 4 KiB pages). Under `never` a pool's pages are faulted as
 // written: a pool of a few elements holds a few pages. (Blocks that a
-// container takes from its allocator are populated under every policy:
-// they grow with the container, allocator_spans.hpp.)
+// hive takes from std::allocator are populated under every policy unless
+// advised huge: a hive's blocks grow with it, allocator_spans.hpp.)
 // Thread-safety: all state is atomic; concurrent samples may interleave in
 // the window, which only changes which samples are the last ones.
 #pragma once
@@ -168,15 +168,17 @@ struct huge_page_choice {
   }
 
   // Returns: what to do with a block a container takes from its allocator
-  // (allocator_spans), under every policy: populate it (memory the
-  // container is about to write, since it asks for a block only when its
-  // blocks are full, and whose size follows the container's, so at most
-  // one block is held ahead of need; one system call instead of a fault
-  // per page), unless advice a made it huge (timed, or faulted whole at
-  // its first touch).
-  static first_touch touch_for_allocator_memory(span_advice a = {}) noexcept {
+  // (allocator_spans): populate it (memory the container writes next; one
+  // system call instead of a fault per page), unless advice a made it huge
+  // (timed, or faulted whole at its first touch), or it is a user's
+  // allocator's memory (users_memory: not std::allocator's) and the policy
+  // is never, which leaves a user's arena to be written as elements
+  // arrive. std::allocator's memory is populated under every policy.
+  static first_touch touch_for_allocator_memory(bool users_memory, span_advice a = {}) noexcept {
     if (a.sample) return {first_touch::sample};
-    return {a.huge ? first_touch::none : first_touch::populate};
+    if (a.huge) return {first_touch::none};
+    const bool never = policy().load(std::memory_order_relaxed) == static_cast<int>(huge_pages::never);
+    return {users_memory && never ? first_touch::none : first_touch::populate};
   }
 
   // Effects: touches the first byte of fresh (zero, untouched) memory at p,
