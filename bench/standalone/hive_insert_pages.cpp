@@ -7,9 +7,12 @@
 // the system: the container is destroyed, then malloc_trim(0) (glibc's
 // free memory, colony's blocks and the hive's) and trim_span_cache(). The
 // returned iterator is used (one read through it), as an insert's caller
-// would. 24-B and 64-B elements; medians over the rounds, ms, and hive ÷
-// colony. Run it under each page policy (docs/hive.md, "Against
-// plf::colony"):
+// would. The two take turns going first. 24-B and 64-B elements; medians
+// over the rounds, ms, and hive ÷ colony. Run it under each page policy
+// (docs/hive.md, "Against plf::colony"); the system's THP mode is assumed
+// to be `madvise`, so that colony's memory (glibc's) stays on 4 KiB pages.
+// To compare with an earlier tree, compile this file with
+// -I<that tree>/include.
 //   g++ -std=c++20 -O2 -DNDEBUG -Iinclude bench/standalone/hive_insert_pages.cpp -o /tmp/hip
 //   for p in never always auto; do TRAVPOOL_HUGE_PAGES=$p /tmp/hip; done
 //   /tmp/hip [N=2000000] [rounds=9]
@@ -70,9 +73,12 @@ void run(std::size_t n, int rounds) {
   using T = item<Bytes>;
   std::vector<double> h, c;
   for (int r = 0; r < rounds; ++r) {
+#if HAVE_COLONY
+    if (r % 2 == 1) c.push_back(fill<plf::colony<T>, T>(n));
+#endif
     h.push_back(fill<travpool::hive<T>, T>(n));
 #if HAVE_COLONY
-    c.push_back(fill<plf::colony<T>, T>(n));
+    if (r % 2 == 0) c.push_back(fill<plf::colony<T>, T>(n));
 #endif
   }
   if (c.empty()) {

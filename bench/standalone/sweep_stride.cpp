@@ -5,11 +5,13 @@
 // L = 1 (random), 8, 16, 64 and 256, and dense. The two containers'
 // sweeps alternate, 9 each; medians in ms and hive ÷ colony. It is the
 // measurement behind compact_layout's sweep prefetch stride limit
-// (detail/layout_compact.hpp, "Stride"): build it against this tree and
-// against the tree before the limit (git worktree add /tmp/before 8c41c33)
-// and run the two alternately.
+// (detail/layout_compact.hpp, "Stride"): compile this file against this
+// tree and against the tree before the limit (git worktree add /tmp/before
+// 8c41c33; -I/tmp/before/include) and run the two alternately, under one
+// page policy (the hive's blocks on huge pages or not change a sweep more
+// than the rule does; the program prints which it got).
 //   g++ -std=c++20 -O2 -DNDEBUG -Iinclude bench/standalone/sweep_stride.cpp -o /tmp/ss
-//   /tmp/ss [N=2000000]
+//   TRAVPOOL_HUGE_PAGES=never /tmp/ss [N=2000000]   (and =always)
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -23,6 +25,7 @@
 #endif
 
 #include <travpool/hive.hpp>
+#include <travpool/memory.hpp>
 
 namespace {
 
@@ -109,7 +112,9 @@ void rows(std::size_t n) {
 
 int main(int argc, char** argv) {
   const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 2000000;
-  std::printf("N = %zu (128 B: N / 2); medians of 9 sweeps, ms\n", n);
+  const char* policy = std::getenv("TRAVPOOL_HUGE_PAGES");
+  std::printf("N = %zu (128 B: N / 2); medians of 9 sweeps, ms; TRAVPOOL_HUGE_PAGES=%s, huge pages in use: %s\n", n,
+              policy ? policy : "(unset: auto)", travpool::huge_pages_in_use() ? "yes" : "no");
   rows<24>(n);
   rows<32>(n);
   rows<48>(n);

@@ -62,8 +62,8 @@
 // segment iterator enters (after a jump, on the blocks it skipped within
 // reach). It reads bitmap words only, so it never changes what is visited.
 // Stride: the rule runs only for chunks of less than 32 B (sweep_prefetch).
-// Reading the holes doubles the bytes a half-erased sweep reads. With two
-// or more elements per cache line the sweep is bound by latency and the
+// Reading the holes doubles the bytes a half-erased sweep reads. With more
+// than two elements per cache line the sweep is bound by latency and the
 // lost stream, and the rule pays (above). With larger chunks the sweep
 // does less work per byte and is bound by bandwidth, and the rule loses:
 // on a 2-core Xeon KVM guest, 2 M elements (128 B: 1 M), 50 % erased in
@@ -284,9 +284,8 @@ struct compact_layout {
   // cache line only (the note's "Stride").
   static constexpr bool sweep_prefetch = stride < 32;
 
-  // Lines prefetched per block: all of them, up to 4 KiB (a block of large
-  // chunks is itself a long sequential read the hardware follows).
-  static constexpr std::size_t prefetch_lines = std::min<std::size_t>(stride, 64);
+  // Lines prefetched per block: all of them (stride < 32: under 2 KiB).
+  static constexpr std::size_t prefetch_lines = stride;
   // Effects: prefetches block j's first prefetch_lines lines. The last
   // block may reach past the bin: addresses are computed as integers, and
   // a prefetch never faults.
@@ -344,16 +343,17 @@ struct compact_layout {
   // block after block (an established full stream, random holes) are
   // decided inline; everything else out of line.
   TRAVPOOL_ALWAYS_INLINE static void prefetch_for(const bin_base& b, std::size_t j) noexcept {
-    if constexpr (!sweep_prefetch) return;
-    const std::uint64_t* w = bits(b);
-    if (j >= words(b.capacity_)) return;
-    const std::uint64_t m = w[j];
-    if (m == ~std::uint64_t{0}) {
-      if (j >= trusted_full && full_before(w, j)) return;
-    } else if (m != 0 && w[j - 1] != 0 && !clustered(m)) {
-      return;
+    if constexpr (sweep_prefetch) {
+      const std::uint64_t* w = bits(b);
+      if (j >= words(b.capacity_)) return;
+      const std::uint64_t m = w[j];
+      if (m == ~std::uint64_t{0}) {
+        if (j >= trusted_full && full_before(w, j)) return;
+      } else if (m != 0 && w[j - 1] != 0 && !clustered(m)) {
+        return;
+      }
+      prefetch_rule(b, j);
     }
-    prefetch_rule(b, j);
   }
   TRAVPOOL_NOINLINE static void prefetch_rule(const bin_base& b, std::size_t j) noexcept {
     const std::uint64_t* w = bits(b);

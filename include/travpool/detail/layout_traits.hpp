@@ -200,7 +200,7 @@ struct layout_traits {
       return a.ptr == b.ptr;
   }
   // Requires: chunk i of b is assigned. Returns: the cursor at chunk i.
-  static cursor cursor_at(const bin_base& b, std::uint32_t i) noexcept {
+  TRAVPOOL_ALWAYS_INLINE static cursor cursor_at(const bin_base& b, std::uint32_t i) noexcept {
     if constexpr (own_cursor)
       return Ops::cursor_at(b, i);
     else
