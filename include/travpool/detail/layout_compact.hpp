@@ -70,9 +70,12 @@
 // runs of 8 to 256 chunks, range-for took, with the rule and without it,
 // 0.72-1.08x and 0.76-0.84x plf::colony's time at 32 B, 0.81-1.22x and
 // 0.79-0.93x at 48 B, 1.06-1.28x and 0.79-0.96x at 64 B, 1.21-1.50x and
-// 0.84-1.00x at 128 B (bench/standalone/sweep_stride.cpp, two runs of
-// each build, alternating); the hardware prefetchers follow those sweeps
-// unaided.
+// 0.84-1.00x at 128 B (bench/standalone/sweep_stride.cpp, default page
+// policy, two runs of each build, alternating; with the policy fixed, one
+// run each: the rule lost at 64 B and 128 B under both always and never,
+// at 48 B under never, and without it every size at 32 B and more was
+// 0.72-0.87x under always, 0.91-1.03x under never); the hardware
+// prefetchers follow those sweeps unaided.
 #pragma once
 
 #include <algorithm>
