@@ -172,7 +172,7 @@ class allocator_spans {
   // it is.
   static void drop_pages([[maybe_unused]] void* p, [[maybe_unused]] std::size_t n) noexcept {
 #if TRAVPOOL_LINUX_KERNEL
-    if constexpr (std::is_same_v<Allocator, std::allocator<typename Allocator::value_type>>) advise_dontneed(p, n);
+    if constexpr (!users_memory) advise_dontneed(p, n);
 #endif
   }
 
@@ -185,8 +185,7 @@ class allocator_spans {
   // Whether a span of `span` bytes is taken as huge_blocks (design note).
   static bool huge_span([[maybe_unused]] std::size_t span) noexcept {
 #if TRAVPOOL_LINUX_KERNEL
-    if constexpr (std::is_same_v<Allocator, std::allocator<typename Allocator::value_type>>)
-      return span % huge_page_bytes == 0 && huge_page_advice_works();
+    if constexpr (!users_memory) return span % huge_page_bytes == 0 && huge_page_advice_works();
 #endif
     return false;
   }
