@@ -152,6 +152,9 @@ def render(label, d, out):
         out.append("")
 
 
+HAND_MARKER = "<!-- sweep_report.py keeps everything below this line -->"
+
+
 def main():
     out_path, sets = sys.argv[1], sys.argv[2:]
     out = [
@@ -207,7 +210,16 @@ def main():
     for s in sets:
         label, d = s.split(":", 1)
         render_gaps(label, d, out)
-    open(out_path, "w").write("\n".join(out) + "\n")
+    # Sections measured by other programs follow HAND_MARKER in the page;
+    # they are kept as they are.
+    tail = []
+    if os.path.exists(out_path):
+        old = open(out_path).read().split("\n")
+        if HAND_MARKER in old:
+            tail = old[old.index(HAND_MARKER):]
+            while tail and tail[-1] == "":
+                tail.pop()
+    open(out_path, "w").write("\n".join(out + tail) + "\n")
 
 
 if __name__ == "__main__":
