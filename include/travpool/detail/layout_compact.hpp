@@ -55,9 +55,12 @@
 //                  slower (runs of 64: 2.6x to 3.9x dense): a restart costs
 //                  about 0.6 us here, the time to read 16 live blocks.
 // Bound: reading through the holes of a 50 %-erased pool reads as many
-// bytes as a dense sweep of twice the live elements, so shapes whose holes
-// are read (runs of 16 to 512 chunks) stay above 2x dense per live element;
-// longer holes are jumped and approach 1x.
+// bytes as a dense sweep of twice the live elements, so where a dense sweep
+// is bound by bandwidth, shapes whose holes are read (runs of 16 to 512
+// chunks) stay above 2x dense per live element (EPYC guest: 2.25-2.83x);
+// longer holes are jumped and approach 1x. On a 2-core Xeon KVM guest,
+// whose dense sweep takes four times as long per element, those shapes
+// took 1.31-1.66x (docs/sweeps.md).
 // The rule runs on every block in for_each, and on every block a cursor or
 // segment iterator enters (after a jump, on the blocks it skipped within
 // reach). It reads bitmap words only, so it never changes what is visited.
