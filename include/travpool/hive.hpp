@@ -64,9 +64,10 @@
 // * Everything else (iteration, the operations on whole hives, reserve,
 //   trim_capacity, shrink_to_fit, reshape, clear, sort, unique, splice,
 //   swap, assignment, partition) requires that no other thread uses the
-//   hive meanwhile, as pool<T>'s concurrent_pool does. Dereferencing an
-//   iterator is a sweep step to the checks: under checks::on it reports
-//   a block another thread changes meanwhile (docs/hive.md).
+//   hive meanwhile, as pool<T>'s concurrent_pool does. A thread may
+//   dereference its iterators while others change their blocks (the
+//   checks ask only that the element is live); a step is a sweep, and
+//   checks::on reports a block another thread changes meanwhile.
 // * erase(it) destroys the element under its block's lock; the iterator it
 //   returns is the element after it at some moment during the call (found
 //   under that lock, or under the shared list lock with relaxed reads of
@@ -207,8 +208,8 @@ class hive {
   using const_reference = const value_type&;
   using size_type = std::size_t;
   using difference_type = std::ptrdiff_t;
-  using iterator = detail::pool_iterator<T, ops, false, layers::checks>;
-  using const_iterator = detail::pool_iterator<T, ops, true, layers::checks>;
+  using iterator = detail::pool_iterator<T, ops, false, layers::checks, layers::bin_locked>;
+  using const_iterator = detail::pool_iterator<T, ops, true, layers::checks, layers::bin_locked>;
   using reverse_iterator = std::reverse_iterator<iterator>;
   using const_reverse_iterator = std::reverse_iterator<const_iterator>;
   using subrange = pool_subrange<iterator>;

@@ -67,12 +67,15 @@ namespace checks {
 // No debug checks: iterator operations are noexcept.
 struct off : detail::option_tag<detail::checks_category> {};
 // Debug checks: everything checks::hardened checks, and also every step
-// and dereference of an iterator checks that no other thread modifies its
-// bin, erase(first, last) checks that last is reachable from first (O(n)),
+// of an iterator checks that no other thread modifies its bin (a
+// dereference checks only that its element is live, so that a thread may
+// use its own elements while other threads change the bin: sync::bin_locks;
+// a reverse_iterator's dereference is a step),
+// erase(first, last) checks that last is reachable from first (O(n)),
 // concurrent pools check their lock contract, and pools report leaks when
 // destroyed (config.hpp: TRAVPOOL_LEAK_REPORT). Iterator operations are
-// then not noexcept. Misuse of create/destroy/contains (a pointer or handle
-// that is not a live element) is detected with every option.
+// then not noexcept. Misuse of create/destroy/contains (a pointer or
+// handle that is not a live element) is detected with every option.
 struct on : detail::option_tag<detail::checks_category> {};
 // Release-build checks (as libc++'s hardening modes): the O(1) checks, each
 // a usage_error that leaves the pool unchanged. Dereferencing, incrementing

@@ -192,8 +192,8 @@ class basic_pool {
   using const_reference = const T&;
   using pointer = T*;
   using const_pointer = const T*;
-  using iterator = detail::pool_iterator<T, ops, false, layers::checks>;
-  using const_iterator = detail::pool_iterator<T, ops, true, layers::checks>;
+  using iterator = detail::pool_iterator<T, ops, false, layers::checks, layers::bin_locked>;
+  using const_iterator = detail::pool_iterator<T, ops, true, layers::checks, layers::bin_locked>;
   using reverse_iterator = std::reverse_iterator<iterator>;
   using const_reverse_iterator = std::reverse_iterator<const_iterator>;
   using subrange = pool_subrange<iterator>;

@@ -51,6 +51,26 @@ TEST_CASE("a sweep that meets a create or destroy under way is detected", "[chec
   REQUIRE_NOTHROW(++it);
 }
 
+TEST_CASE("dereferencing an iterator does not ask whether its bin is changing", "[checks]") {
+  // A thread may use its own elements while others create and destroy in
+  // their bin: a dereference checks the element only, a step the bin too.
+  travpool::concurrent_pool<int> pool(travpool::bin_capacity{8});
+  std::vector<int*> v;
+  for (int i = 0; i < 6; ++i) v.push_back(pool.create(i));
+  auto it = pool.get_iterator(v[2]);
+  auto* bin = const_cast<travpool::detail::bin_base*>(travpool::detail::test_access::bins(pool)[0]);
+  bin->mods_.fetch_add(1);  // another thread's change under way in the bin
+  REQUIRE_NOTHROW(*it);
+  CHECK(*it == 2);
+  CHECK(it.operator->() == v[2]);
+  REQUIRE_THROWS_WITH(++it, Catch::Contains("another thread modifies"));
+  bin->mods_.fetch_add(1);
+  pool.destroy(v[2]);
+  REQUIRE_THROWS_WITH(*it, Catch::Contains("destroyed"));  // still checked: the element
+  REQUIRE_THROWS_WITH(*pool.end(), Catch::Contains("end or singular"));
+  pool.validate();
+}
+
 // Under checks::on every change of a concurrent pool's bin checks that the
 // changing thread holds the bin's lock or biased section (the lock
 // contract of the acquisition layer, which aborts if broken): erase, which

@@ -469,7 +469,14 @@ struct compact_layout {
   // c.bits, still set in its bitmap word (c.bits is 0 at end).
   // (c.bits != 0 is the test of cursor_equal: it folds into a loop's
   // `it != end()`.)
-  static bool cursor_live(const cursor& c) noexcept { return c.bits != 0 && (*c.word & c.bits & (0 - c.bits)) != 0; }
+  // Relaxed: the word read with a relaxed load (other threads may be
+  // changing it: sync::bin_locks).
+  template <bool Relaxed = false>
+  static bool cursor_live(const cursor& c) noexcept {
+    if (c.bits == 0) return false;
+    const std::uint64_t w = Relaxed ? load_relaxed(*c.word) : *c.word;
+    return (w & c.bits & (0 - c.bits)) != 0;
+  }
   static std::uint32_t cursor_index(const bin_base& b, const cursor& c) noexcept {
     return static_cast<std::uint32_t>(static_cast<std::size_t>(c.ptr - b.chunks_) / stride);
   }

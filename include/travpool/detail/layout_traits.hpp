@@ -239,10 +239,16 @@ struct layout_traits {
   }
   // Returns: whether c is at a live element of b (false for the null
   // cursor; b may then be null or the root). Compact: the current bit of
-  // the bitmap word the cursor holds.
+  // the bitmap word the cursor holds. Relaxed: b's words read with relaxed
+  // loads, as other threads may be changing them (sync::bin_locks): exact
+  // for an element that no other thread creates or destroys meanwhile.
+  template <bool Relaxed = false>
   static bool cursor_live(const bin_base* b, const cursor& c) noexcept {
-    if constexpr (requires { Ops::cursor_live(c); }) {
-      return Ops::cursor_live(c);
+    if constexpr (requires { Ops::template cursor_live<Relaxed>(c); }) {
+      return Ops::template cursor_live<Relaxed>(c);
+    } else if constexpr (Relaxed) {
+      return c.ptr != nullptr && cursor_index(*b, c) < load_relaxed(b->fresh_) &&
+             !Ops::is_free_relaxed(*b, cursor_index(*b, c));
     } else {
       return c.ptr != nullptr && cursor_index(*b, c) < b->fresh_ && !Ops::is_free(*b, cursor_index(*b, c));
     }
