@@ -230,11 +230,9 @@ class pool_iterator {
   // the cursor).
   void check([[maybe_unused]] const char* what) const {
     if constexpr (Checks == checks_level::full) {
-      if (bin_ == nullptr || bin_->is_root())
-        throw usage_error(std::string("travpool: ") + what + " an end or singular iterator");
+      if (bin_ == nullptr || bin_->is_root()) throw_misuse(what, true);
       if (changing(*bin_)) throw_racing(what);
-      if (const std::uint32_t i = index(); i >= bin_->fresh_ || Ops::is_free(*bin_, i))
-        throw usage_error(std::string("travpool: ") + what + " an iterator whose element was destroyed");
+      if (!traits::cursor_live(bin_, cur_)) throw_misuse(what, false);
     } else if constexpr (Checks == checks_level::hardened) {
       if (!traits::cursor_live(bin_, cur_)) [[unlikely]]
         throw_dead(what);
@@ -261,18 +259,19 @@ class pool_iterator {
   TRAVPOOL_ALWAYS_INLINE void check_element() const {
     if constexpr (Checks == checks_level::full) {
       if (bin_ == nullptr || bin_->is_root()) [[unlikely]]
-        throw_dereferencing(true);
-      if (const std::uint32_t i = index(); i >= load_relaxed(bin_->fresh_) || Ops::is_free_relaxed(*bin_, i))
-          [[unlikely]]
-        throw_dereferencing(false);
+        throw_misuse("dereferencing", true);
+      if (!traits::template cursor_live<true>(bin_, cur_)) [[unlikely]]
+        throw_misuse("dereferencing", false);
     } else if constexpr (Checks == checks_level::hardened) {
       if (!traits::template cursor_live<Shared>(bin_, cur_)) [[unlikely]]
         throw_dead("dereferencing");
     }
   }
-  [[noreturn, gnu::cold, gnu::noinline]] static void throw_dereferencing(bool at_end) {
-    throw usage_error(at_end ? "travpool: dereferencing an end or singular iterator"
-                             : "travpool: dereferencing an iterator whose element was destroyed");
+  // checks::on: `what` an end or singular iterator (at_end), or one whose
+  // element was destroyed.
+  [[noreturn, gnu::cold, gnu::noinline]] static void throw_misuse(const char* what, bool at_end) {
+    throw usage_error(std::string("travpool: ") + what +
+                      (at_end ? " an end or singular iterator" : " an iterator whose element was destroyed"));
   }
   [[noreturn, gnu::cold, gnu::noinline]] static void throw_dead(const char* what) {
     throw usage_error(std::string("travpool: ") + what +
