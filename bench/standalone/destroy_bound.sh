@@ -5,12 +5,7 @@
 # the same with release() patched to do no free-run repair at all, which
 # leaves the bins invalid (no sweep may follow) and bounds this destroy
 # with its other work kept (directory lookup, misuse check, status bit,
-# free-list push); the same with the repairs done only where the merged
-# free run's neighbours s - 1 and e + 1 lie in different bitmap words
-# ("linked runs only": the destroy of a design that keeps boundary links
-# for those runs only; exact for a destroy-only workload, as neighbours()
-# reads the links of such runs only, but not a valid pool for creates or
-# sweeps that follow); and mimalloc, jemalloc and glibc through new/delete.
+# free-list push); and mimalloc, jemalloc and glibc through new/delete.
 # docs/threads.md, "Where travpool stands", quotes it.
 # Usage: bench/standalone/destroy_bound.sh [N] [size 24|64] [rounds]   (default 10,000,000, 24, 5)
 # BASE=<checkout> adds the rows of that tree's include/ (the same harness).
@@ -28,27 +23,12 @@ alg="$out/bound/travpool/detail/bin_algorithms.hpp"
 sed -i 's/const auto \[prev, next\] = traits::neighbours(b, c);/const std::uint32_t prev = c - 1, next = c + 1;/' "$alg"
 grep -q 'const std::uint32_t prev = c - 1, next = c + 1;' "$alg" || { echo "destroy_bound.sh: the patch no longer applies" >&2; exit 1; }
 g++ "${flags[@]}" -I"$out/bound" bench/standalone/alloc_ops_profile.cpp -o "$out/aop_bound"
-cp -r include "$out/linked"
-alg="$out/linked/travpool/detail/bin_algorithms.hpp"
-python3 - "$alg" <<'PY'
-import sys
-p = sys.argv[1]
-s = open(p).read()
-old = '''    if (prev != c - 1) Ops::set_link_next(b, prev + 1, next);  // c - 1 is free
-    if (next != c + 1) Ops::set_link_prev(b, next - 1, prev);  // c + 1 is free
-'''
-if old not in s:
-    sys.exit("destroy_bound.sh: the linked-runs patch no longer applies")
-open(p, "w").write(s.replace(old, "    if ((prev >> 6) != (next >> 6)) {\n" + old + "    }\n"))
-PY
-g++ "${flags[@]}" -I"$out/linked" bench/standalone/alloc_ops_profile.cpp -o "$out/aop_linked"
 lib=/usr/lib/x86_64-linux-gnu
 for so in libmimalloc.so.2 libjemalloc.so.2; do
   # ld.so only warns about a missing preload, and the row would time glibc.
   [[ -e $lib/$so ]] || { echo "destroy_bound.sh: $lib/$so is missing (scripts/deps.sh installs it)" >&2; exit 1; }
 done
-rows=(pool concurrent_pool "pool, linked runs only" "concurrent_pool, linked runs only" "pool, no repair"
-  "concurrent_pool, no repair" mimalloc jemalloc glibc)
+rows=(pool concurrent_pool "pool, no repair" "concurrent_pool, no repair" mimalloc jemalloc glibc)
 if [[ -n ${BASE:-} ]]; then
   g++ "${flags[@]}" -I"$BASE/include" bench/standalone/alloc_ops_profile.cpp -o "$out/aop_base"
   rows=("pool, BASE" "concurrent_pool, BASE" "${rows[@]}")
@@ -58,7 +38,6 @@ for ((r = 0; r < rounds; ++r)); do
   for row in "${rows[@]}"; do
     prog=$out/aop pre="" c=${row%%,*}
     [[ $row == *"no repair" ]] && prog=$out/aop_bound
-    [[ $row == *"linked runs only" ]] && prog=$out/aop_linked
     [[ $row == *BASE ]] && prog=$out/aop_base
     case $c in
       mimalloc) c=new pre=$lib/libmimalloc.so.2 ;;

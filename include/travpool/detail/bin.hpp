@@ -84,6 +84,16 @@
 //        Nor is fresh's free_next written: (V4)'s fresh -> fresh+1 is
 //        implied (create never reads the head's words when it is fresh).
 //
+//   (V7) run_linked layouts (layout::compact; layout_traits::run_linked):
+//        (V1) and (V2) hold for the free runs [s, e] whose bounds lie in
+//        different bitmap words, (s-1)/64 != (e+1)/64, and need not hold
+//        for the others. Such a run lies inside one word with both bounds
+//        in it, and every reader of a boundary link (next_assigned,
+//        prev_assigned, neighbours, first_assigned, last_assigned) first
+//        scans the words it is in, reading a link only for a run that
+//        reaches past them: only a linked run's links are read. (V3) holds
+//        for every run.
+//
 // (V1) and (V2) are section 3's validity conditions: they are all that a
 // sweep needs. A sweep visits i+1 if it is assigned and otherwise jumps to
 // link(i+1).next, which by (V1) is the next assigned chunk.
@@ -95,7 +105,9 @@
 //   destroy         O(1): directory lookup (three loads), push, at most four
 //                   link writes; pred and succ from the neighbours' links,
 //                   or, in layout::compact, from bit scans of at most two
-//                   bitmap words, the links read only past them
+//                   bitmap words, the links read only past them, and the
+//                   neighbours' links written only for runs that leave the
+//                   word (V7)
 //   ++it / --it     O(1) amortised: one step, or one jump over a free run;
 //                   crossing to the next non-empty bin skips empty bins
 //   contains,       O(1): directory lookup and a status read

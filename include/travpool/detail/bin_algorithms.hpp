@@ -35,6 +35,25 @@
 // leaves fresh-1 assigned.
 // A release that empties a bin restarts it (restart()): the state init()
 // leaves, for which (V1) to (V5) hold as for a new bin.
+// (V7), layout::compact: a release writes the merged run's two boundary
+// links only if the run is linked (run_linked(pred(c), succ(c))); a
+// create repairs as above. Every link either writes is the true pred or
+// succ of its chunk at that moment, and a run's bounds change only by the
+// create that splits it or the release that merges it, which write the
+// new runs' outer ends when they are linked; a split-off run's inner end
+// (h-1's prev, h+1's next) was valid at h's push and untouched since, as
+// h and h-1 (h+1) stayed free. So (V1) and (V2) hold for linked runs.
+// (V3) no longer follows from "links are functions of S": the first
+// chunk x of an unlinked run may keep a stale next link. It follows from
+// this: let x be free, x-1 assigned and link(x).next = succ(x) (true at
+// x's push). Between x's push and its pop the operations are balanced
+// pairs, release(y) ... create(y). If y = succ(x), the create writes
+// link(x).next = y again, since create repairs unconditionally; any other
+// pair writes link(x).next nowhere, as that needs x to be the first chunk
+// of the run beside y. A free x with x-1 free is never a run's first
+// chunk while it is on the stack, so its next link is untouched; prev
+// links likewise. Making create's repairs conditional too breaks (V3):
+// bin_algorithms_test's windows find a case in four operations.
 // tests/travpool/pool_exhaustive_test.cpp checks all of this over every
 // reachable state of small pools, for every layout.
 //
@@ -115,15 +134,20 @@ struct bin_algorithms {
   }
 
   // Requires: chunk `c` of `b` is an assigned user chunk whose payload has
-  // been destroyed. Effects: frees it (Listing 7 and the two repairs).
+  // been destroyed. Effects: frees it (Listing 7 and the two repairs, the
+  // repairs only for a linked run (V7): in random order most runs a
+  // release makes lie inside one bitmap word, and their neighbours' chunks,
+  // in lines no recent operation touched, are not stored to).
   // Returns: the first assigned chunk after c (A1 = b.last() if none): c's
   // next link, as written, so that an erase need not read it back.
   TRAVPOOL_ALWAYS_INLINE static std::uint32_t release(bin_base& b, std::uint32_t c) noexcept {
     const auto [prev, next] = traits::neighbours(b, c);
     write_free(b, c, b.free_head_, next, prev);
     b.free_head_ = c;
-    if (prev != c - 1) Ops::set_link_next(b, prev + 1, next);  // c - 1 is free
-    if (next != c + 1) Ops::set_link_prev(b, next - 1, prev);  // c + 1 is free
+    if (traits::run_linked(prev, next)) {
+      if (prev != c - 1) Ops::set_link_next(b, prev + 1, next);  // c - 1 is free
+      if (next != c + 1) Ops::set_link_prev(b, next - 1, prev);  // c + 1 is free
+    }
     publish<BinLocked>(b.live_, b.live_ - 1);
     if constexpr (restarts_emptied_bins<Ops>)
       if (b.live_ == 0) [[unlikely]]

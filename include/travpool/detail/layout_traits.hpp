@@ -25,6 +25,10 @@
 //                                  entering bin b at chunk i
 //   lazy_tail, run_prev(b, i)      the tail run keeps no prev   default: false,
 //                                  links (bin.hpp (V6))          the links
+//   run_linked(p, n)               whether the free run between default: true
+//                                  p and n keeps its links (V7)
+//   first_assigned(b),             the first and last live      default: F0's
+//   last_assigned(b)               chunks                        and F1's links
 //
 // Geometry (bytes from the bin's start):
 //   chunks_offset(cap) = round_up(bin_header_bytes + extra_bytes(cap),
@@ -126,11 +130,32 @@ struct layout_traits {
               Ops::is_free(b, c + 1) ? Ops::link_next(b, c + 1) : c + 1};
     }
   }
+  // Returns: whether the free run between assigned chunks p < n (p + 1 <
+  // n) keeps boundary links, (V1) and (V2) (bin.hpp): every run, unless the
+  // layout finds the ends of a run by other means (Ops::run_linked: the
+  // compact layout's bit scans find p and n when they share a bitmap word).
+  static constexpr bool run_linked(std::uint32_t p, std::uint32_t n) noexcept {
+    if constexpr (requires { Ops::run_linked(p, n); })
+      return Ops::run_linked(p, n);
+    else
+      return true;
+  }
   // Returns: the first assigned user chunk of `b`, or b.last() if none (F0's
-  // next link, by (V1)).
-  static std::uint32_t first_assigned(const bin_base& b) noexcept { return Ops::link_next(b, 1); }
-  // Returns: the last assigned user chunk of `b`, or 0 if none.
-  static std::uint32_t last_assigned(const bin_base& b) noexcept { return run_prev(b, b.full_mark()); }
+  // next link, by (V1), where the layout has no quicker way).
+  static std::uint32_t first_assigned(const bin_base& b) noexcept {
+    if constexpr (requires { Ops::first_assigned(b); })
+      return Ops::first_assigned(b);
+    else
+      return Ops::link_next(b, 1);
+  }
+  // Returns: the last assigned user chunk of `b`, or 0 if none (F1's prev
+  // link, by (V2) and (V6), likewise).
+  static std::uint32_t last_assigned(const bin_base& b) noexcept {
+    if constexpr (requires { Ops::last_assigned(b); })
+      return Ops::last_assigned(b);
+    else
+      return run_prev(b, b.full_mark());
+  }
 
   // The bin's rank: bin_storage gives every bin it appends a rank above
   // the list's last one, so that along a list

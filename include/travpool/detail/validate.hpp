@@ -82,8 +82,11 @@ void validate_bins(const Core& core, std::size_t size) {
     // (V1), (V2): boundary links of every free run.
     for (std::uint32_t i = 1; i < a1; ++i) {
       if (assigned[i]) continue;
-      if (assigned[i - 1]) expect_link(n, i, "next (V1)", Ops::link_next(*b, i), succ[i]);
-      if (assigned[i + 1]) expect_link(n, i, "prev (V2)", traits::run_prev(*b, i), pred[i]);
+      // (V7): runs whose bounds share a bitmap word keep no links.
+      if (assigned[i - 1] && traits::run_linked(i - 1, succ[i]))
+        expect_link(n, i, "next (V1)", Ops::link_next(*b, i), succ[i]);
+      if (assigned[i + 1] && traits::run_linked(pred[i], i + 1))
+        expect_link(n, i, "prev (V2)", traits::run_prev(*b, i), pred[i]);
     }
 
     // (V4): the free list, then (V3) for its head.

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <new>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <unordered_set>
@@ -164,9 +165,10 @@ std::string check_bin(const raw_bin<Ops>& rb, const bin_model& m) {
   // border an assigned one).
   for (std::uint32_t i = 1; i < a1; ++i) {
     if (m.assigned[i]) continue;
-    if (m.assigned[i - 1] && Ops::link_next(b, i) != m.succ(i))
+    // (V7): only runs whose bounds lie in different bitmap words keep links.
+    if (m.assigned[i - 1] && traits::run_linked(i - 1, m.succ(i)) && Ops::link_next(b, i) != m.succ(i))
       return at(i, "(V1) next " + num(Ops::link_next(b, i)) + ", succ " + num(m.succ(i)));
-    if (m.assigned[i + 1] && traits::run_prev(b, i) != m.pred(i))
+    if (m.assigned[i + 1] && traits::run_linked(m.pred(i), i + 1) && traits::run_prev(b, i) != m.pred(i))
       return at(i, "(V2) prev " + num(traits::run_prev(b, i)) + ", pred " + num(m.pred(i)));
   }
   // (V3): the head's links.
@@ -249,8 +251,19 @@ void apply(raw_bin<Ops>& rb, bin_model& m, std::uint32_t op) {
   }
 }
 
+// The model's part of a state: assigned set, release stack, fresh.
+std::string model_key(const bin_model& m) {
+  std::string k;
+  for (std::uint32_t i = 0; i < m.assigned.size(); ++i) k.push_back(m.assigned[i] ? '1' : '0');
+  k.push_back('|');
+  for (std::uint32_t i : m.stack) k.append(std::to_string(i)).push_back(',');
+  k.append("|" + std::to_string(m.fresh));
+  return k;
+}
+
 struct bfs_result {
-  std::size_t states;
+  std::size_t states;  // distinct bins (every word the algorithms may read)
+  std::size_t models;  // distinct model states among them
   std::size_t edges;
 };
 
@@ -258,7 +271,7 @@ struct bfs_result {
 // state appears; every state reached is checked.
 template <class Ops>
 bfs_result explore(std::uint32_t cap, unsigned char poison) {
-  std::unordered_set<std::string> seen;
+  std::unordered_set<std::string> seen, models;
   std::vector<std::vector<std::uint32_t>> frontier{{}};
   {
     raw_bin<Ops> rb(cap, poison);
@@ -267,6 +280,7 @@ bfs_result explore(std::uint32_t cap, unsigned char poison) {
     INFO("empty bin: " << err);
     REQUIRE(err.empty());
     seen.insert(state_key(rb, m));
+    models.insert(model_key(m));
   }
   std::size_t edges = 0;
   while (!frontier.empty()) {
@@ -293,6 +307,7 @@ bfs_result explore(std::uint32_t cap, unsigned char poison) {
           (op == create_op ? path << "c" : path << "r" << op);
           FAIL("capacity " << cap << ", after [" << path.str() << "]: " << err);
         }
+        models.insert(model_key(m));
         if (seen.insert(state_key(rb, m)).second) {
           next.push_back(seq);
           next.back().push_back(op);
@@ -301,7 +316,7 @@ bfs_result explore(std::uint32_t cap, unsigned char poison) {
     }
     frontier = std::move(next);
   }
-  return {seen.size(), edges};
+  return {seen.size(), models.size(), edges};
 }
 
 // Number of (assigned set, release stack, fresh) triples reachable in a bin
@@ -408,16 +423,150 @@ TEMPLATE_TEST_CASE("every reachable state of a raw bin satisfies (V1)-(V5)", "[b
     for (unsigned char poison : {0x5a, 0xa5}) {
       INFO("capacity " << cap << ", poison " << int{poison});
       const bfs_result r = explore<TestType>(cap, poison);
-      // The search closes (the loop ends) and reaches exactly the model's
-      // states: every (assigned set, free-list order, fresh) is reachable,
-      // and the bin's words, stale links inside free runs included, are a
-      // function of it (bin_algorithms.hpp's argument for (V3) relies on it).
-      CHECK(r.states == model_states(cap, td::restarts_emptied_bins<TestType>));
+      // The search closes (the loop ends) over the bin's words and reaches
+      // every model state: every (assigned set, free-list order, fresh).
+      // Where every free run keeps its links, the bin's words, stale links
+      // inside free runs included, are a function of the model state. With
+      // (V7) the stale links of unlinked runs depend on the history, and
+      // the search visits every such variant.
+      const std::size_t model = model_states(cap, td::restarts_emptied_bins<TestType>);
+      CHECK(r.models == model);
+      if constexpr (td::layout_traits<TestType>::run_linked(0, 1))
+        CHECK(r.states == model);
+      else
+        CHECK(r.states >= model);
       if (poison == 0x5a)
-        WARN("capacity " << cap << ": " << r.states << " distinct states ("
-                         << model_states(cap, td::restarts_emptied_bins<TestType>) << " model states), " << r.edges
+        WARN("capacity " << cap << ": " << r.states << " distinct states (" << model << " model states), " << r.edges
                          << " transitions checked");
     }
+  }
+}
+
+// A window of a bin spanning several bitmap words: a prefix of operations
+// sets the rest of the bin, then every sequence of creates and releases
+// that touches only the window's chunks is searched breadth-first, every
+// state checked. Creates pop only window chunks, or fresh ones while
+// fresh < fresh_limit.
+struct window {
+  const char* what;
+  std::uint32_t cap;
+  std::vector<std::uint32_t> prefix;  // apply() operations
+  std::vector<std::uint32_t> chunks;  // the chunks that may be released
+  std::uint32_t fresh_limit;
+};
+
+template <class Ops>
+std::size_t explore_window(const window& w, std::set<std::vector<bool>>& occupancies) {
+  auto in_window = [&](std::uint32_t i) { return std::find(w.chunks.begin(), w.chunks.end(), i) != w.chunks.end(); };
+  auto replay = [&](raw_bin<Ops>& rb, bin_model& m, const std::vector<std::uint32_t>& seq) {
+    for (std::uint32_t op : w.prefix) apply(rb, m, op);
+    for (std::uint32_t op : seq) apply(rb, m, op);
+  };
+  std::unordered_set<std::string> seen;
+  std::vector<std::vector<std::uint32_t>> frontier{{}};
+  {
+    raw_bin<Ops> rb(w.cap, 0x5a);
+    bin_model m(w.cap, td::restarts_emptied_bins<Ops>);
+    replay(rb, m, {});
+    const std::string err = check_bin(rb, m);
+    INFO(w.what << ", after the prefix: " << err);
+    REQUIRE(err.empty());
+    seen.insert(state_key(rb, m));
+  }
+  while (!frontier.empty()) {
+    std::vector<std::vector<std::uint32_t>> next;
+    for (const auto& seq : frontier) {
+      std::vector<std::uint32_t> ops;
+      {
+        raw_bin<Ops> rb(w.cap, 0x5a);
+        bin_model m(w.cap, td::restarts_emptied_bins<Ops>);
+        replay(rb, m, seq);
+        if (!m.stack.empty() ? in_window(m.stack.back()) : !m.full() && m.fresh < w.fresh_limit)
+          ops.push_back(create_op);
+        for (std::uint32_t i : w.chunks)
+          if (m.assigned[i]) ops.push_back(i);
+      }
+      for (std::uint32_t op : ops) {
+        raw_bin<Ops> rb(w.cap, 0x5a);
+        bin_model m(w.cap, td::restarts_emptied_bins<Ops>);
+        replay(rb, m, seq);
+        apply(rb, m, op);
+        const std::string err = check_bin(rb, m);
+        if (!err.empty()) {
+          std::ostringstream path;
+          for (std::uint32_t s : seq) (s == create_op ? path << "c" : path << "r" << s) << ' ';
+          (op == create_op ? path << "c" : path << "r" << op);
+          FAIL(w.what << ", after the prefix and [" << path.str() << "]: " << err);
+        }
+        std::vector<bool> occ;
+        for (std::uint32_t i : w.chunks) occ.push_back(m.assigned[i]);
+        occupancies.insert(occ);
+        if (seen.insert(state_key(rb, m)).second) {
+          next.push_back(seq);
+          next.back().push_back(op);
+        }
+      }
+    }
+    frontier = std::move(next);
+  }
+  return seen.size();
+}
+
+// Operations: n creates, then releases of [first, last].
+std::vector<std::uint32_t> creates_then_releases(std::uint32_t n, std::uint32_t first, std::uint32_t last) {
+  std::vector<std::uint32_t> ops(n, create_op);
+  for (std::uint32_t i = first; i <= last; ++i) ops.push_back(i);
+  return ops;
+}
+
+TEMPLATE_TEST_CASE("every state of windows across bitmap words satisfies (V1)-(V7)", "[bin][algorithms][exhaustive]",
+                   BIN_TEST_LAYOUTS) {
+  // Bitmap words hold chunks 0-63, 64-127, 128-191, 192-. The windows put
+  // free runs inside a word, across a boundary and across a whole word,
+  // merge runs inside a word with runs that leave it, and move F0's run,
+  // the tail run and its bound across word boundaries.
+  const std::vector<window> windows = {
+      {"a free run across word 1", 190, creates_then_releases(190, 66, 125), {63, 64, 65, 126, 127, 128}, 0},
+      // Runs within word 1 that merge with, and split from, a run reaching
+      // into word 2 (above) or word 0 (below): a release links the merged
+      // run, and the create that splits it again leaves an unlinked one.
+      {"runs in a word below a linked run", 190, creates_then_releases(190, 72, 130), {66, 67, 68, 69, 70, 71}, 0},
+      {"runs in a word above a linked run",
+       190,
+       creates_then_releases(190, 60, 121),
+       {122, 123, 124, 125, 126, 127},
+       0},
+      {"F0's run into word 1",
+       190,
+       [] {
+         auto ops = creates_then_releases(190, 2, 61);
+         for (std::uint32_t i = 66; i <= 125; ++i) ops.push_back(i);
+         return ops;
+       }(),
+       {62, 63, 64, 65, 126, 127},
+       0},
+      // A1 (191) shares F1's word: the tail run is linked only while its
+      // bound lies below chunk 128. Chunks from 122 are created fresh.
+      {"the tail run in F1's word", 188, creates_then_releases(120, 1, 0), {63, 64, 126, 127, 128, 129}, 131},
+      // A1 (192) lies past F1's word: the tail run is always linked. Chunks
+      // from 185 are created fresh, up to a full bin.
+      {"the tail run across A1's word", 189, creates_then_releases(183, 1, 0), {127, 128, 184, 185, 186, 190}, 191},
+  };
+  for (const window& w : windows) {
+    INFO(w.what);
+    std::set<std::vector<bool>> occupancies;
+    const std::size_t states = explore_window<TestType>(w, occupancies);
+    // Every subset of the window's chunks that the prefix left assigned is
+    // reached (those above the prefix's fresh only in the tail windows).
+    std::size_t assigned = 0;
+    {
+      raw_bin<TestType> rb(w.cap, 0x5a);
+      bin_model m(w.cap, td::restarts_emptied_bins<TestType>);
+      for (std::uint32_t op : w.prefix) apply(rb, m, op);
+      for (std::uint32_t i : w.chunks) assigned += m.assigned[i];
+    }
+    CHECK(occupancies.size() >= (std::size_t{1} << assigned));
+    WARN(w.what << ": " << states << " distinct states, " << occupancies.size() << " occupancies of the window");
   }
 }
 
