@@ -13,7 +13,7 @@ out=$(mktemp -d)
 g++ -std=c++20 -O3 -DNDEBUG -g -Iinclude bench/standalone/alloc_ops_profile.cpp -o "$out/aop"
 lib=/usr/lib/x86_64-linux-gnu
 printf '| %s B, N = %s | phase | instructions | data reads | data writes | D1 misses (reads + writes) | LL misses (reads + writes) |\n|---|---|---|---|---|---|---|\n' "$size" "$n"
-for c in pool concurrent_pool mimalloc jemalloc tbbmalloc glibc; do
+for c in ${CONTENDERS:-pool concurrent_pool mimalloc jemalloc tbbmalloc glibc}; do
   prog=$c pre=""
   case $c in
     mimalloc) prog=new pre=$lib/libmimalloc.so.2 ;;

@@ -80,7 +80,8 @@
 //                        else link(F1).prev          for i >= fresh
 //          run_prev(i) = link(i).prev                for i <  fresh
 //        so link(F1).prev = pred(F1) whenever fresh-1 is not an assigned
-//        user chunk, and a fresh create writes one link: fresh's next.
+//        user chunk (and, by (V7), the tail run is linked), and a fresh
+//        create writes one link: fresh's next.
 //        Nor is fresh's free_next written: (V4)'s fresh -> fresh+1 is
 //        implied (create never reads the head's words when it is fresh).
 //

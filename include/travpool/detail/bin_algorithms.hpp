@@ -32,7 +32,8 @@
 // whose right run is the tail, so the repair writes link(F1).prev; from
 // then on every change of pred(F1) is a release or a create whose right
 // run is the tail, and writes it too. Only create_fresh skips it, and it
-// leaves fresh-1 assigned.
+// leaves fresh-1 assigned. (With (V7), below: a release writes it only
+// while the tail run is linked, and only then is it read.)
 // A release that empties a bin restarts it (restart()): the state init()
 // leaves, for which (V1) to (V5) hold as for a new bin.
 // (V7), layout::compact: a release writes the merged run's two boundary
@@ -44,15 +45,21 @@
 // (h-1's prev, h+1's next) was valid at h's push and untouched since, as
 // h and h-1 (h+1) stayed free. So (V1) and (V2) hold for linked runs.
 // (V3) no longer follows from "links are functions of S": the first
-// chunk x of an unlinked run may keep a stale next link. It follows from
-// this: let x be free, x-1 assigned and link(x).next = succ(x) (true at
-// x's push). Between x's push and its pop the operations are balanced
-// pairs, release(y) ... create(y). If y = succ(x), the create writes
-// link(x).next = y again, since create repairs unconditionally; any other
-// pair writes link(x).next nowhere, as that needs x to be the first chunk
-// of the run beside y. A free x with x-1 free is never a run's first
-// chunk while it is on the stack, so its next link is untouched; prev
-// links likewise. Making create's repairs conditional too breaks (V3):
+// chunk x of an unlinked run may keep a stale next link. It follows, by
+// induction together with (V1) and (V2) for linked runs (which make
+// neighbours() right, so every link written is the true pred or succ),
+// from this: between x's push and its pop, fresh does not move (no fresh
+// create while x is on the stack; a restart empties the stack), and the
+// operations are nested balanced pairs release(y) ... create(y). Take a
+// pair that starts with x-1 assigned and link(x).next = succ(x) (true at
+// x's push). If y = succ(x), the create writes link(x).next = y again,
+// since create repairs unconditionally. If y = x-1, x is no run's first
+// chunk inside the pair, and nothing writes its next link. Otherwise
+// release(y) and create(y) do not write it, and the pairs nested inside
+// keep it by induction. A free x with x-1 free is never a run's first
+// chunk while it is on the stack (LIFO keeps x-1 free), so its next link
+// is untouched. Prev links likewise, mirrored (x+1 = fresh stays free).
+// Making create's repairs conditional too breaks (V3):
 // bin_algorithms_test's windows find a case in four operations.
 // tests/travpool/pool_exhaustive_test.cpp checks all of this over every
 // reachable state of small pools, for every layout.

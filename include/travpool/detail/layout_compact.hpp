@@ -189,8 +189,9 @@ struct compact_layout {
     store_link(at(b, i) + prev_offset, v);
   }
   // The tail run [fresh, F1] keeps only the fresh chunk's next link (A1)
-  // and F1's prev, which bin_algorithms::create_fresh does not write
-  // (lazy_tail), so its prev links are read through this (bin.hpp, (V6)):
+  // and F1's prev (while the tail run is linked, (V7)), which
+  // bin_algorithms::create_fresh does not write (lazy_tail), so its prev
+  // links are read through this (bin.hpp, (V6)):
   //   run_prev(i) = fresh - 1 if it is an assigned user chunk,
   //                 else link(F1).prev          for i >= fresh
   // and link(i).prev otherwise.
