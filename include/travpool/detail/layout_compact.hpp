@@ -209,20 +209,6 @@ struct compact_layout {
   // to its neighbours' chunks only for runs that cross a word boundary
   // (the near ones, most of a random destroy's, store nothing).
   static constexpr bool run_linked(std::uint32_t p, std::uint32_t n) noexcept { return (p ^ n) > 63; }
-  // Returns: the first assigned user chunk, or A1 if none: a bit scan of
-  // word 0 above A0, else F0's next link (F0's run then reaches word 1, so
-  // it is linked).
-  static std::uint32_t first_assigned(const bin_base& b) noexcept {
-    const std::uint64_t m = bits(b)[0] & ~std::uint64_t{1};
-    return m != 0 ? static_cast<std::uint32_t>(std::countr_zero(m)) : link_next(b, 1);
-  }
-  // Returns: the last assigned user chunk, or 0 (A0) if none: a bit scan
-  // of F1's word below F1, else F1's prev link, read as run_prev (V6).
-  static std::uint32_t last_assigned(const bin_base& b) noexcept {
-    const std::uint32_t f1 = b.full_mark(), k = f1 >> 6;
-    const std::uint64_t m = bits(b)[k] & ((std::uint64_t{1} << (f1 & 63)) - 1);
-    return m != 0 ? (k << 6) + 63 - static_cast<std::uint32_t>(std::countl_zero(m)) : run_prev(b, f1);
-  }
   static std::uint32_t load_link(const std::byte* p) noexcept {
     Link v;
     std::memcpy(&v, p, sizeof v);

@@ -27,8 +27,6 @@
 //                                  links (bin.hpp (V6))          the links
 //   run_linked(p, n)               whether the free run between default: true
 //                                  p and n keeps its links (V7)
-//   first_assigned(b),             the first and last live      default: F0's
-//   last_assigned(b)               chunks                        and F1's links
 //
 // Geometry (bytes from the bin's start):
 //   chunks_offset(cap) = round_up(bin_header_bytes + extra_bytes(cap),
@@ -140,22 +138,14 @@ struct layout_traits {
     else
       return true;
   }
-  // Returns: the first assigned user chunk of `b`, or b.last() if none (F0's
-  // next link, by (V1), where the layout has no quicker way).
-  static std::uint32_t first_assigned(const bin_base& b) noexcept {
-    if constexpr (requires { Ops::first_assigned(b); })
-      return Ops::first_assigned(b);
-    else
-      return Ops::link_next(b, 1);
-  }
-  // Returns: the last assigned user chunk of `b`, or 0 if none (F1's prev
-  // link, by (V2) and (V6), likewise).
-  static std::uint32_t last_assigned(const bin_base& b) noexcept {
-    if constexpr (requires { Ops::last_assigned(b); })
-      return Ops::last_assigned(b);
-    else
-      return run_prev(b, b.full_mark());
-  }
+  // Returns: the first assigned user chunk of `b`, or b.last() if none:
+  // the step from A0 (F0's next link, or in layout::compact a scan of word
+  // 0 first, (V7)).
+  static std::uint32_t first_assigned(const bin_base& b) noexcept { return next_assigned(b, 0); }
+  // Returns: the last assigned user chunk of `b`, or 0 if none: the step
+  // back from A1 (F1's prev link read as run_prev, or a scan of F1's word
+  // first).
+  static std::uint32_t last_assigned(const bin_base& b) noexcept { return prev_assigned(b, b.last()); }
 
   // The bin's rank: bin_storage gives every bin it appends a rank above
   // the list's last one, so that along a list
