@@ -263,24 +263,32 @@ std::string model_key(const bin_model& m) {
 
 struct bfs_result {
   std::size_t states;  // distinct bins (every word the algorithms may read)
-  std::size_t models;  // distinct model states among them
   std::size_t edges;
 };
 
-// Breadth-first search over create/release from an empty bin until no new
-// state appears; every state reached is checked.
-template <class Ops>
-bfs_result explore(std::uint32_t cap, unsigned char poison) {
-  std::unordered_set<std::string> seen, models;
+// Breadth-first search over create/release sequences applied after
+// `prefix` to a new bin of capacity `cap`, until no new state appears:
+// moves(m) lists the operations allowed in model state m. Every state
+// reached is checked (check_bin; `what` names the search in a failure),
+// then passed to visit(m), the starting one included.
+template <class Ops, class Moves, class Visit>
+bfs_result search(const std::string& what, std::uint32_t cap, unsigned char poison,
+                  const std::vector<std::uint32_t>& prefix, Moves moves, Visit visit) {
+  auto replay = [&](raw_bin<Ops>& rb, bin_model& m, const std::vector<std::uint32_t>& seq) {
+    for (std::uint32_t op : prefix) apply(rb, m, op);
+    for (std::uint32_t op : seq) apply(rb, m, op);
+  };
+  std::unordered_set<std::string> seen;
   std::vector<std::vector<std::uint32_t>> frontier{{}};
   {
     raw_bin<Ops> rb(cap, poison);
     bin_model m(cap, td::restarts_emptied_bins<Ops>);
+    replay(rb, m, {});
     const std::string err = check_bin(rb, m);
-    INFO("empty bin: " << err);
+    INFO(what << ", the starting state: " << err);
     REQUIRE(err.empty());
     seen.insert(state_key(rb, m));
-    models.insert(model_key(m));
+    visit(m);
   }
   std::size_t edges = 0;
   while (!frontier.empty()) {
@@ -288,16 +296,15 @@ bfs_result explore(std::uint32_t cap, unsigned char poison) {
     for (const auto& seq : frontier) {
       std::vector<std::uint32_t> ops;
       {
-        bin_model m(cap, td::restarts_emptied_bins<Ops>);
         raw_bin<Ops> rb(cap, poison);
-        for (std::uint32_t op : seq) apply(rb, m, op);
-        if (!m.full()) ops.push_back(create_op);
-        for (std::uint32_t i : m.live_chunks()) ops.push_back(i);
+        bin_model m(cap, td::restarts_emptied_bins<Ops>);
+        replay(rb, m, seq);
+        ops = moves(m);
       }
       for (std::uint32_t op : ops) {
-        bin_model m(cap, td::restarts_emptied_bins<Ops>);
         raw_bin<Ops> rb(cap, poison);
-        for (std::uint32_t s : seq) apply(rb, m, s);
+        bin_model m(cap, td::restarts_emptied_bins<Ops>);
+        replay(rb, m, seq);
         apply(rb, m, op);
         ++edges;
         const std::string err = check_bin(rb, m);
@@ -305,9 +312,9 @@ bfs_result explore(std::uint32_t cap, unsigned char poison) {
           std::ostringstream path;
           for (std::uint32_t s : seq) (s == create_op ? path << "c" : path << "r" << s) << ' ';
           (op == create_op ? path << "c" : path << "r" << op);
-          FAIL("capacity " << cap << ", after [" << path.str() << "]: " << err);
+          FAIL(what << ", after [" << path.str() << "]: " << err);
         }
-        models.insert(model_key(m));
+        visit(m);
         if (seen.insert(state_key(rb, m)).second) {
           next.push_back(seq);
           next.back().push_back(op);
@@ -316,7 +323,7 @@ bfs_result explore(std::uint32_t cap, unsigned char poison) {
     }
     frontier = std::move(next);
   }
-  return {seen.size(), models.size(), edges};
+  return {seen.size(), edges};
 }
 
 // Number of (assigned set, release stack, fresh) triples reachable in a bin
@@ -422,7 +429,16 @@ TEMPLATE_TEST_CASE("every reachable state of a raw bin satisfies (V1)-(V5)", "[b
   for (std::uint32_t cap = 1; cap <= 6; ++cap) {
     for (unsigned char poison : {0x5a, 0xa5}) {
       INFO("capacity " << cap << ", poison " << int{poison});
-      const bfs_result r = explore<TestType>(cap, poison);
+      std::unordered_set<std::string> models;
+      const bfs_result r = search<TestType>(
+          "capacity " + std::to_string(cap), cap, poison, {},
+          [](const bin_model& m) {
+            std::vector<std::uint32_t> ops;
+            if (!m.full()) ops.push_back(create_op);
+            for (std::uint32_t i : m.live_chunks()) ops.push_back(i);
+            return ops;
+          },
+          [&](const bin_model& m) { models.insert(model_key(m)); });
       // The search closes (the loop ends) over the bin's words and reaches
       // every model state: every (assigned set, free-list order, fresh).
       // Where every free run keeps its links, the bin's words, stale links
@@ -430,7 +446,7 @@ TEMPLATE_TEST_CASE("every reachable state of a raw bin satisfies (V1)-(V5)", "[b
       // (V7) the stale links of unlinked runs depend on the history, and
       // the search visits every such variant.
       const std::size_t model = model_states(cap, td::restarts_emptied_bins<TestType>);
-      CHECK(r.models == model);
+      CHECK(models.size() == model);
       if constexpr (td::layout_traits<TestType>::run_linked(0, 1))
         CHECK(r.states == model);
       else
@@ -444,9 +460,8 @@ TEMPLATE_TEST_CASE("every reachable state of a raw bin satisfies (V1)-(V5)", "[b
 
 // A window of a bin spanning several bitmap words: a prefix of operations
 // sets the rest of the bin, then every sequence of creates and releases
-// that touches only the window's chunks is searched breadth-first, every
-// state checked. Creates pop only window chunks, or fresh ones while
-// fresh < fresh_limit.
+// that touches only the window's chunks is searched (search()). Creates
+// pop only window chunks, or fresh ones while fresh < fresh_limit.
 struct window {
   const char* what;
   std::uint32_t cap;
@@ -454,63 +469,6 @@ struct window {
   std::vector<std::uint32_t> chunks;  // the chunks that may be released
   std::uint32_t fresh_limit;
 };
-
-template <class Ops>
-std::size_t explore_window(const window& w, std::set<std::vector<bool>>& occupancies) {
-  auto in_window = [&](std::uint32_t i) { return std::find(w.chunks.begin(), w.chunks.end(), i) != w.chunks.end(); };
-  auto replay = [&](raw_bin<Ops>& rb, bin_model& m, const std::vector<std::uint32_t>& seq) {
-    for (std::uint32_t op : w.prefix) apply(rb, m, op);
-    for (std::uint32_t op : seq) apply(rb, m, op);
-  };
-  std::unordered_set<std::string> seen;
-  std::vector<std::vector<std::uint32_t>> frontier{{}};
-  {
-    raw_bin<Ops> rb(w.cap, 0x5a);
-    bin_model m(w.cap, td::restarts_emptied_bins<Ops>);
-    replay(rb, m, {});
-    const std::string err = check_bin(rb, m);
-    INFO(w.what << ", after the prefix: " << err);
-    REQUIRE(err.empty());
-    seen.insert(state_key(rb, m));
-  }
-  while (!frontier.empty()) {
-    std::vector<std::vector<std::uint32_t>> next;
-    for (const auto& seq : frontier) {
-      std::vector<std::uint32_t> ops;
-      {
-        raw_bin<Ops> rb(w.cap, 0x5a);
-        bin_model m(w.cap, td::restarts_emptied_bins<Ops>);
-        replay(rb, m, seq);
-        if (!m.stack.empty() ? in_window(m.stack.back()) : !m.full() && m.fresh < w.fresh_limit)
-          ops.push_back(create_op);
-        for (std::uint32_t i : w.chunks)
-          if (m.assigned[i]) ops.push_back(i);
-      }
-      for (std::uint32_t op : ops) {
-        raw_bin<Ops> rb(w.cap, 0x5a);
-        bin_model m(w.cap, td::restarts_emptied_bins<Ops>);
-        replay(rb, m, seq);
-        apply(rb, m, op);
-        const std::string err = check_bin(rb, m);
-        if (!err.empty()) {
-          std::ostringstream path;
-          for (std::uint32_t s : seq) (s == create_op ? path << "c" : path << "r" << s) << ' ';
-          (op == create_op ? path << "c" : path << "r" << op);
-          FAIL(w.what << ", after the prefix and [" << path.str() << "]: " << err);
-        }
-        std::vector<bool> occ;
-        for (std::uint32_t i : w.chunks) occ.push_back(m.assigned[i]);
-        occupancies.insert(occ);
-        if (seen.insert(state_key(rb, m)).second) {
-          next.push_back(seq);
-          next.back().push_back(op);
-        }
-      }
-    }
-    frontier = std::move(next);
-  }
-  return seen.size();
-}
 
 // Operations: n creates, then releases of [first, last].
 std::vector<std::uint32_t> creates_then_releases(std::uint32_t n, std::uint32_t first, std::uint32_t last) {
@@ -547,15 +505,36 @@ TEMPLATE_TEST_CASE("every state of windows across bitmap words satisfies (V1)-(V
        0},
       // A1 (191) shares F1's word: the tail run is linked only while its
       // bound lies below chunk 128. Chunks from 122 are created fresh.
-      {"the tail run in F1's word", 188, creates_then_releases(120, 1, 0), {63, 64, 126, 127, 128, 129}, 131},
+      {"the tail run in F1's word", 188, std::vector<std::uint32_t>(120, create_op), {63, 64, 126, 127, 128, 129}, 131},
       // A1 (192) lies past F1's word: the tail run is always linked. Chunks
       // from 185 are created fresh, up to a full bin.
-      {"the tail run across A1's word", 189, creates_then_releases(183, 1, 0), {127, 128, 184, 185, 186, 190}, 191},
+      {"the tail run across A1's word",
+       189,
+       std::vector<std::uint32_t>(183, create_op),
+       {127, 128, 184, 185, 186, 190},
+       191},
   };
   for (const window& w : windows) {
     INFO(w.what);
+    auto in_window = [&](std::uint32_t i) { return std::find(w.chunks.begin(), w.chunks.end(), i) != w.chunks.end(); };
     std::set<std::vector<bool>> occupancies;
-    const std::size_t states = explore_window<TestType>(w, occupancies);
+    const std::size_t states =
+        search<TestType>(
+            w.what, w.cap, 0x5a, w.prefix,
+            [&](const bin_model& m) {
+              std::vector<std::uint32_t> ops;
+              if (!m.stack.empty() ? in_window(m.stack.back()) : !m.full() && m.fresh < w.fresh_limit)
+                ops.push_back(create_op);
+              for (std::uint32_t i : w.chunks)
+                if (m.assigned[i]) ops.push_back(i);
+              return ops;
+            },
+            [&](const bin_model& m) {
+              std::vector<bool> occ;
+              for (std::uint32_t i : w.chunks) occ.push_back(m.assigned[i]);
+              occupancies.insert(occ);
+            })
+            .states;
     // Every subset of the window's chunks that the prefix left assigned is
     // reached (those above the prefix's fresh only in the tail windows).
     std::size_t assigned = 0;
