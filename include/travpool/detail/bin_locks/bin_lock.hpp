@@ -361,11 +361,26 @@ inline std::uint32_t section_record_index() noexcept {
 // into its slot only afterwards writes its own record, which nobody else
 // is inside through; it then sees the change and clears the slot.
 //
-// Rebiasing: an owner that lost its bias takes the mutex; after `cooldown`
-// such operations it biases the bin again. Every revocation doubles the
-// cooldown (64 to 2^15 operations), so that a bin that another thread keeps
-// destroying in (a producer-consumer pair) pays a heavy barrier once per
-// tens of thousands of operations, and otherwise runs on the mutex.
+// Rebiasing: after a revocation, the bin is biased again (to the next
+// thread that settles in it) only once `cooldown` operations have run
+// under its mutex. A revocation that comes within `calm` (2^14) operations
+// after the cooldown was served doubles the cooldown (64 up to 2^15), so
+// that a bin that another thread keeps destroying in (a producer-consumer
+// pair) pays a heavy barrier once per tens of thousands of operations and
+// otherwise runs on the mutex; a later one restarts it at 64. A claim
+// given up (unbias) is not a revocation: the served cooldown stands, and
+// the next thread to settle is biased at once. So a bin pays for the
+// contention it has now, not for a phase of cross-thread destroys long
+// past (which would otherwise keep it on the mutex for up to 2^15
+// operations after every claim of it, for the rest of the pool's life).
+// Cost bound: a revocation needs the bias, so the cooldown's operations
+// run between any two; a restart needs cooldown + calm more. The worst
+// timing (five doublings from 64, then a calm revocation, over and over)
+// pays one heavy barrier per 3,400 operations of the bin; a steady
+// producer-consumer pair one per 2^15.
+//   settled_ = operations since the last revocation (mutex operations
+//              toward the cooldown, then biased sections), up to 2^16 - 1
+//   bias_ != 0  =>  settled_ >= cooldown
 class bin_lock {
  public:
   bool try_lock() noexcept { return !inside_section() && try_lock_as(thread_number(), this_thread_record()); }
@@ -418,6 +433,9 @@ class bin_lock {
     std::atomic_signal_fence(std::memory_order_seq_cst);  // the revoker's heavy_barrier() fences the CPU
     if (bias_.load(std::memory_order_relaxed) == bias) {
       r.depth = d + 1;
+      // The owner writes settled_ only inside its section; a revoker reads
+      // it after the owner has left (revoke).
+      if (settled_ != settled_max) ++settled_;
       return &r;
     }
     r.inside[d].store(nullptr, std::memory_order_release);
@@ -445,7 +463,6 @@ class bin_lock {
       ++settled_;
       return;
     }
-    settled_ = 0;
     bias_.store(me, std::memory_order_relaxed);
   }
   // Requires: the mutex (so the bias is 0 or the caller's own).
@@ -509,15 +526,22 @@ class bin_lock {
     const section_record& r = section_records::instance().at(owner);
     for (const auto& slot : r.inside)
       for (unsigned spins = 0; slot.load(std::memory_order_acquire) == this; ++spins) backoff(spins);
-    cool_shift_ = static_cast<std::uint8_t>(cool_shift_ == 0 ? 6 : cool_shift_ < 15 ? cool_shift_ + 1 : 15);
+    const std::uint32_t cooldown = cool_shift_ == 0 ? 0 : std::uint32_t{1} << cool_shift_;
+    const bool soon = std::uint32_t{settled_} < cooldown + calm;
+    cool_shift_ = static_cast<std::uint8_t>(cool_shift_ == 0 || !soon ? 6 : cool_shift_ < 15 ? cool_shift_ + 1 : 15);
     settled_ = 0;
     return true;
   }
 
+  static constexpr std::uint32_t calm = std::uint32_t{1} << 14;
+  static constexpr std::uint16_t settled_max = 0xffff;  // >= 2^15 + calm
+
   spin_lock word_;                      // the mutex
   std::atomic<std::uint32_t> bias_{0};  // the owner's section record index, or 0
   std::uint8_t cool_shift_ = 0;         // cooldown 2^cool_shift_ (0: none); under the mutex
-  std::uint16_t settled_ = 0;           // owner's operations since the bias was lost; likewise
+  // Operations since the last revocation, up to settled_max (see above).
+  // Under the mutex, or inside the owner's section.
+  std::uint16_t settled_ = 0;
 };
 
 // Records, for the lifetime of the scope, that the calling thread changes
