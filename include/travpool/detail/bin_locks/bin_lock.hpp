@@ -367,17 +367,23 @@ inline std::uint32_t section_record_index() noexcept {
 // after the cooldown was served doubles the cooldown (64 up to 2^15), so
 // that a bin that another thread keeps destroying in (a producer-consumer
 // pair) pays a heavy barrier once per tens of thousands of operations and
-// otherwise runs on the mutex; a later one restarts it at 64. A claim
-// given up (unbias) is not a revocation: the served cooldown stands, and
-// the next thread to settle is biased at once. So a bin pays for the
-// contention it has now, not for a phase of cross-thread destroys long
-// past (which would otherwise keep it on the mutex for up to 2^15
-// operations after every claim of it, for the rest of the pool's life).
-// Cost bound: a revocation needs the bias, so the cooldown's operations
-// run between any two; a restart needs cooldown + calm more. The worst
+// otherwise runs on the mutex; a later one restarts it at 64. A bias
+// given up (unbias: a claim left at a full bin, a retired bin, a thread's
+// exit) is not a revocation: the served cooldown stands, and the next
+// thread to settle is biased at once. So a bin pays for the contention it
+// has now, not for a phase of cross-thread destroys long past (which
+// would otherwise keep it on the mutex for up to 2^15 operations after
+// every claim of it, for the rest of the pool's life).
+// Cost bound, in counted operations (a section entered counts, also a
+// hot-bin probe that finds the bin full): a revocation needs the bias, so
+// at least the cooldown runs between any two, and a restart at least
+// cooldown + calm, both counted from the revocation before. The worst
 // timing (five doublings from 64, then a calm revocation, over and over)
-// pays one heavy barrier per 3,400 operations of the bin; a steady
-// producer-consumer pair one per 2^15.
+// pays one heavy barrier per 3,400 counted operations, about 10x the old
+// rule's worst (which never restarted: one per 2^15 once grown); a steady
+// producer-consumer pair pays one per 2^15 as before, and a thread that
+// destroys in the bin every P operations, P between 2^14 + 64 and
+// 2^15 + 2^14, one per P (before: one per 2^15 + P).
 //   settled_ = operations since the last revocation (mutex operations
 //              toward the cooldown, then biased sections), up to 2^16 - 1
 //   bias_ != 0  =>  settled_ >= cooldown
