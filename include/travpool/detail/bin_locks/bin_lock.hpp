@@ -464,8 +464,7 @@ class bin_lock {
     if (!biasing_enabled()) return;
     const std::uint32_t me = section_record_index();
     if (bias_.load(std::memory_order_relaxed) == me || me == thread_section_record::none) return;
-    const std::uint32_t cooldown = cool_shift_ == 0 ? 0 : std::uint32_t{1} << cool_shift_;
-    if (std::uint32_t{settled_} < cooldown) {
+    if (std::uint32_t{settled_} < cooldown()) {
       ++settled_;
       return;
     }
@@ -532,12 +531,15 @@ class bin_lock {
     const section_record& r = section_records::instance().at(owner);
     for (const auto& slot : r.inside)
       for (unsigned spins = 0; slot.load(std::memory_order_acquire) == this; ++spins) backoff(spins);
-    const std::uint32_t cooldown = cool_shift_ == 0 ? 0 : std::uint32_t{1} << cool_shift_;
-    const bool soon = std::uint32_t{settled_} < cooldown + calm;
+    const bool soon = std::uint32_t{settled_} < cooldown() + calm;
     cool_shift_ = static_cast<std::uint8_t>(cool_shift_ == 0 || !soon ? 6 : cool_shift_ < 15 ? cool_shift_ + 1 : 15);
     settled_ = 0;
     return true;
   }
+
+  // Returns: the operations under the mutex that a revocation costs before
+  // the bin is biased again. Requires: the mutex.
+  std::uint32_t cooldown() const noexcept { return cool_shift_ == 0 ? 0 : std::uint32_t{1} << cool_shift_; }
 
   static constexpr std::uint32_t calm = std::uint32_t{1} << 14;
   static constexpr std::uint16_t settled_max = 0xffff;  // >= 2^15 + calm
