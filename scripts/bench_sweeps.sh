@@ -3,20 +3,25 @@
 # parallel rows, and the sweeps after clustered deletions (gap_pattern_bench,
 # N = --gap-n), built twice: with the project's flags (the Release preset,
 # -O3 plus the JCC fix as in scripts/bench.sh) and as a plain user's Release
-# build (-O2 -DNDEBUG, no other flag). Renders docs/sweeps.md.
+# build (-O2 -DNDEBUG, no other flag). The clustered-deletion run is repeated
+# in --gap-rounds rounds, one process each, alternating between the two
+# builds (this VM's dense sweep moves by 10-20 % between processes).
+# Renders docs/sweeps.md.
 #
-#   scripts/bench_sweeps.sh [--n N] [--gap-n N] [--reps R] [--no-report]
+#   scripts/bench_sweeps.sh [--n N] [--gap-n N] [--reps R] [--gap-rounds K] [--no-report]
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 n=20000000
 gap_n=10000000
 reps=5
+gap_rounds=3
 report=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --n) n="$2"; shift ;;
     --gap-n) gap_n="$2"; shift ;;
     --reps) reps="$2"; shift ;;
+    --gap-rounds) gap_rounds="$2"; shift ;;
     --no-report) report=0 ;;
     *) echo "bench_sweeps.sh: unknown flag $1" >&2; exit 2 ;;
   esac
@@ -24,27 +29,37 @@ while [[ $# -gt 0 ]]; do
 done
 "$repo/scripts/deps.sh" libplf-colony-dev libcgal-dev
 
-run_set() {  # label build_dir cxx_flags_release
-  local label=$1 dir=$2 flags=$3 out="$2/sweeps"
+dir_of() { [[ $1 == project ]] && echo "$repo/build/bench-sweeps-project" || echo "$repo/build/bench-sweeps-o2"; }
+flags_of() { [[ $1 == project ]] && echo "-O3 -DNDEBUG -Wa,-mbranches-within-32B-boundaries" || echo "-O2 -DNDEBUG"; }
+label_of() { [[ $1 == project ]] && echo "project flags" || echo "plain -O2"; }
+
+run_set() {  # project|o2: build, then Table 3's sweeps and the parallel rows
+  local dir flags out
+  dir=$(dir_of "$1") flags=$(flags_of "$1") out="$(dir_of "$1")/sweeps"
   cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=$flags" \
     -DTRAVPOOL_BUILD_TESTS=OFF -DTRAVPOOL_BUILD_EXAMPLES=OFF >/dev/null
   cmake --build "$dir" --target sweep_bench parallel_bench gap_pattern_bench -j "$(nproc)"
+  rm -rf "$out"
   mkdir -p "$out"
   local cpu
   cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
-  echo "$label: CXX_FLAGS_RELEASE='$flags'; n=$n gap_n=$gap_n reps=$reps; commit $(git -C "$repo" rev-parse --short HEAD); $(c++ --version | head -1); $(nproc) x $cpu" >"$out/run.txt"
+  echo "$(label_of "$1"): CXX_FLAGS_RELEASE='$flags'; n=$n gap_n=$gap_n reps=$reps gap_rounds=$gap_rounds; commit $(git -C "$repo" rev-parse --short HEAD); $(c++ --version | head -1); $(nproc) x $cpu" >"$out/run.txt"
   "$dir/bench/sweep_bench" --n="$n" --reps="$reps" \
     --benchmark_filter='std::vector\.|travpool|colony|CGAL' \
     --benchmark_out="$out/table3.json" --benchmark_out_format=json >/dev/null
   "$dir/bench/parallel_bench" --n="$n" --benchmark_repetitions="$reps" \
     --benchmark_filter='/[12]/' \
     --benchmark_out="$out/parallel.json" --benchmark_out_format=json >/dev/null
-  "$dir/bench/gap_pattern_bench" --n="$gap_n" --reps="$reps" \
-    --benchmark_out="$out/gaps.json" --benchmark_out_format=json >/dev/null
 }
 
-run_set "project flags" "$repo/build/bench-sweeps-project" "-O3 -DNDEBUG -Wa,-mbranches-within-32B-boundaries"
-run_set "plain -O2" "$repo/build/bench-sweeps-o2" "-O2 -DNDEBUG"
+run_set project
+run_set o2
+for ((r = 1; r <= gap_rounds; r++)); do
+  for s in project o2; do
+    "$(dir_of $s)/bench/gap_pattern_bench" --n="$gap_n" --reps="$reps" \
+      --benchmark_out="$(dir_of $s)/sweeps/gaps.$r.json" --benchmark_out_format=json >/dev/null
+  done
+done
 if ((report)); then
   python3 "$repo/scripts/sweep_report.py" "$repo/docs/sweeps.md" \
     "project flags (-O3 -DNDEBUG, JCC fix):$repo/build/bench-sweeps-project/sweeps" \

@@ -10,8 +10,9 @@ its peers at 50 % erased, randomly or in runs of 8 to 4096.
 
   scripts/sweep_report.py OUT.md LABEL:DIR [LABEL:DIR ...]
 
-Each DIR holds table3.json, parallel.json, gaps.json and run.txt (written
-by bench_sweeps.sh); parallel.json and gaps.json may be missing.
+Each DIR holds table3.json, parallel.json, gaps.1.json ... gaps.R.json (the
+rounds of gap_pattern_bench; or one gaps.json) and run.txt (written by
+bench_sweeps.sh); parallel.json and the gap rounds may be missing.
 """
 import collections
 import json
@@ -71,22 +72,47 @@ def load_gaps(path):
     return runs
 
 
+def gap_files(d):
+    """The rounds of gap_pattern_bench in d: gaps.1.json, gaps.2.json, ...
+    (bench_sweeps.sh --gap-rounds), or a single gaps.json."""
+    rounds = sorted((f for f in os.listdir(d) if re.fullmatch(r"gaps\.\d+\.json", f)),
+                    key=lambda f: int(f.split(".")[1]))
+    if rounds:
+        return [os.path.join(d, f) for f in rounds]
+    return [os.path.join(d, "gaps.json")] if os.path.exists(os.path.join(d, "gaps.json")) else []
+
+
+def load_gap_rounds(paths):
+    """Every repetition of every round as a ratio to the median of its own
+    round's dense std::vector, pooled over the rounds (each round is one
+    process: its containers ran side by side with its baseline)."""
+    pooled = collections.defaultdict(list)
+    for path in paths:
+        runs = load_gaps(path)
+        base = runs.get(("std::vector", "range_for", "dense"))
+        if not base:
+            continue
+        ref = statistics.median(base)
+        for k, ts in runs.items():
+            pooled[k] += [t / ref for t in ts]
+    return pooled
+
+
 def render_gaps(label, d, out):
-    path = os.path.join(d, "gaps.json")
-    if not os.path.exists(path):
+    paths = gap_files(d)
+    if not paths:
         return
-    runs = load_gaps(path)
-    base = runs.get(("std::vector", "range_for", "dense"))
-    if not base:
+    runs = load_gap_rounds(paths)
+    if ("std::vector", "range_for", "dense") not in runs:
         return
-    ref = statistics.median(base)
-    n = json.load(open(path))["context"].get("elements", "?")
-    reps = len(base)
+    n = json.load(open(paths[0]))["context"].get("elements", "?")
+    reps = len(runs[("std::vector", "range_for", "dense")]) // len(paths)
     run_txt = open(os.path.join(d, "run.txt")).read().strip()
     columns = GAP_COLUMNS + ([GAP_EXTRA] if any(k[0] == GAP_EXTRA[1] for k in runs) else [])
     out.append(f"### {label}\n\n`{run_txt}`\n")
-    out.append(f"N = {int(n) / 1e6:g} M elements before erasure, {reps} repetitions of each benchmark. "
-               "Time per live element ÷ dense `std::vector` range-for:\n")
+    rounds = f"{len(paths)} rounds (processes) of {reps} repetitions" if len(paths) > 1 else f"{reps} repetitions"
+    out.append(f"N = {int(n) / 1e6:g} M elements before erasure, {rounds} of each benchmark. "
+               "Time per live element ÷ dense `std::vector` range-for of the same round:\n")
     out.append("| shape | " + " | ".join(c[0] for c in columns) + " | range-for ÷ best peer |")
     out.append("|---|" + "---|" * (len(columns) + 1))
     for shape in GAP_SHAPES:
@@ -97,7 +123,7 @@ def render_gaps(label, d, out):
         peers = [statistics.median(t) for t in (runs.get((c[1], c[2], shape)) for c in GAP_PEERS) if t]
         rf = runs.get((GAP_COLUMNS[0][1], GAP_COLUMNS[0][2], shape))
         ratio = f"{statistics.median(rf) / min(peers):.2f}" if rf and peers else ""
-        out.append(f"| {title} | " + " | ".join(cell(t, ref) if t else "" for t in cells) + f" | {ratio} |")
+        out.append(f"| {title} | " + " | ".join(cell(t, 1.0) if t else "" for t in cells) + f" | {ratio} |")
     out.append("")
 
 
@@ -192,20 +218,23 @@ def main():
         "same elements). The containers are built before timing; one iteration is one sweep. All",
         "containers of one flag set run side by side in one process (one container resident at a",
         "time), with the dense `std::vector` (N elements, no erasure) as the baseline of that same",
-        "run. A cell is the median over the repetitions of the time per live element, divided by the",
-        "dense `std::vector`'s median time per element; ± is half the spread (max − min) / median of",
-        "that cell's repetitions. travpool is `travpool::pool<T>` (compact layout); range-for and",
-        "`for_each` are its two ways of sweeping; `concurrent_pool` (compact layout, a lock per bin)",
+        "run. The run is repeated in rounds, one process each, alternating between the two flag",
+        "sets; each repetition's time per live element is divided by the dense `std::vector`'s",
+        "median time per element in its own round, and a cell is the median of those ratios over",
+        "all rounds and repetitions; ± is half their spread (max − min) / median. travpool is",
+        "`travpool::pool<T>` (compact layout); range-for and `for_each` are its two ways of",
+        "sweeping; `concurrent_pool` (compact layout, a lock per bin)",
         "is swept by one thread with range-for. The peers sweep with range-for: `plf::colony`,",
         "`CGAL::Compact_container` (32 B elements: its free/used pointer is inside the element), and",
         "`std::vector` of `{T value; bool deleted;}` (32 B slots, reserved; erasing sets the flag,",
         "the sweep visits every slot and skips the flagged ones). \"range-for ÷ best peer\" divides",
         "travpool's range-for median by the fastest of the three peers' medians in that row.",
         "",
-        "Reproduce: `scripts/bench_sweeps.sh` (options `--gap-n N`, default 10 M, and `--reps R`,",
-        "default 5); all gap patterns (10 % and 50 %, every travpool layout and sweep style) are in",
-        "`build/bench-sweeps-*/sweeps/gaps.json`. The machine is a shared 2-core VM: repeat a run",
-        "before trusting a difference under about 10 %.",
+        "Reproduce: `scripts/bench_sweeps.sh` (options `--gap-n N`, default 10 M, `--reps R`,",
+        "default 5, and `--gap-rounds K`, default 3); all gap patterns (10 % and 50 %, every travpool",
+        "layout and sweep style) are in `build/bench-sweeps-*/sweeps/gaps.K.json`. The machine is a",
+        "shared 2-core VM whose dense sweep moves by 10 to 20 % from one process to the next: the",
+        "rounds are there so that a cell is not one process's luck.",
         "",
     ]
     for s in sets:

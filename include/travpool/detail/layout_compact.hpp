@@ -60,7 +60,7 @@
 // chunks) stay above 2x dense per live element (EPYC guest: 2.25-2.83x);
 // longer holes are jumped and approach 1x. On a 2-core Xeon KVM guest,
 // whose dense sweep takes four times as long per element, those shapes
-// took 1.31-1.66x (docs/sweeps.md).
+// took 1.22-1.49x (docs/sweeps.md, medians of 3 rounds).
 // The rule runs on every block in for_each, and on every block a cursor or
 // segment iterator enters (after a jump, on the blocks it skipped within
 // reach). It reads bitmap words only, so it never changes what is visited.
