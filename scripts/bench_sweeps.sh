@@ -29,25 +29,25 @@ while [[ $# -gt 0 ]]; do
 done
 "$repo/scripts/deps.sh" libplf-colony-dev libcgal-dev
 
-dir_of() { [[ $1 == project ]] && echo "$repo/build/bench-sweeps-project" || echo "$repo/build/bench-sweeps-o2"; }
-flags_of() { [[ $1 == project ]] && echo "-O3 -DNDEBUG -Wa,-mbranches-within-32B-boundaries" || echo "-O2 -DNDEBUG"; }
-label_of() { [[ $1 == project ]] && echo "project flags" || echo "plain -O2"; }
+# The two builds, by key.
+declare -A dir=([project]="$repo/build/bench-sweeps-project" [o2]="$repo/build/bench-sweeps-o2")
+declare -A flags=([project]="-O3 -DNDEBUG -Wa,-mbranches-within-32B-boundaries" [o2]="-O2 -DNDEBUG")
+declare -A label=([project]="project flags" [o2]="plain -O2")
 
 run_set() {  # project|o2: build, then Table 3's sweeps and the parallel rows
-  local dir flags out
-  dir=$(dir_of "$1") flags=$(flags_of "$1") out="$(dir_of "$1")/sweeps"
-  cmake -S "$repo" -B "$dir" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=$flags" \
+  local d=${dir[$1]} out=${dir[$1]}/sweeps
+  cmake -S "$repo" -B "$d" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=${flags[$1]}" \
     -DTRAVPOOL_BUILD_TESTS=OFF -DTRAVPOOL_BUILD_EXAMPLES=OFF >/dev/null
-  cmake --build "$dir" --target sweep_bench parallel_bench gap_pattern_bench -j "$(nproc)"
+  cmake --build "$d" --target sweep_bench parallel_bench gap_pattern_bench -j "$(nproc)"
   rm -rf "$out"
   mkdir -p "$out"
   local cpu
   cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
-  echo "$(label_of "$1"): CXX_FLAGS_RELEASE='$flags'; n=$n gap_n=$gap_n reps=$reps gap_rounds=$gap_rounds; commit $(git -C "$repo" rev-parse --short HEAD); $(c++ --version | head -1); $(nproc) x $cpu" >"$out/run.txt"
-  "$dir/bench/sweep_bench" --n="$n" --reps="$reps" \
+  echo "${label[$1]}: CXX_FLAGS_RELEASE='${flags[$1]}'; n=$n gap_n=$gap_n reps=$reps gap_rounds=$gap_rounds; commit $(git -C "$repo" rev-parse --short HEAD); $(c++ --version | head -1); $(nproc) x $cpu" >"$out/run.txt"
+  "$d/bench/sweep_bench" --n="$n" --reps="$reps" \
     --benchmark_filter='std::vector\.|travpool|colony|CGAL' \
     --benchmark_out="$out/table3.json" --benchmark_out_format=json >/dev/null
-  "$dir/bench/parallel_bench" --n="$n" --benchmark_repetitions="$reps" \
+  "$d/bench/parallel_bench" --n="$n" --benchmark_repetitions="$reps" \
     --benchmark_filter='/[12]/' \
     --benchmark_out="$out/parallel.json" --benchmark_out_format=json >/dev/null
 }
@@ -56,13 +56,13 @@ run_set project
 run_set o2
 for ((r = 1; r <= gap_rounds; r++)); do
   for s in project o2; do
-    "$(dir_of $s)/bench/gap_pattern_bench" --n="$gap_n" --reps="$reps" \
-      --benchmark_out="$(dir_of $s)/sweeps/gaps.$r.json" --benchmark_out_format=json >/dev/null
+    "${dir[$s]}/bench/gap_pattern_bench" --n="$gap_n" --reps="$reps" \
+      --benchmark_out="${dir[$s]}/sweeps/gaps.$r.json" --benchmark_out_format=json >/dev/null
   done
 done
 if ((report)); then
   python3 "$repo/scripts/sweep_report.py" "$repo/docs/sweeps.md" \
-    "project flags (-O3 -DNDEBUG, JCC fix):$repo/build/bench-sweeps-project/sweeps" \
-    "plain user's Release (-O2 -DNDEBUG):$repo/build/bench-sweeps-o2/sweeps"
+    "project flags (-O3 -DNDEBUG, JCC fix):${dir[project]}/sweeps" \
+    "plain user's Release (-O2 -DNDEBUG):${dir[o2]}/sweeps"
   echo "wrote docs/sweeps.md"
 fi

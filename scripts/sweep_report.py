@@ -11,8 +11,8 @@ its peers at 50 % erased, randomly or in runs of 8 to 4096.
   scripts/sweep_report.py OUT.md LABEL:DIR [LABEL:DIR ...]
 
 Each DIR holds table3.json, parallel.json, gaps.1.json ... gaps.R.json (the
-rounds of gap_pattern_bench; or one gaps.json) and run.txt (written by
-bench_sweeps.sh); parallel.json and the gap rounds may be missing.
+rounds of gap_pattern_bench) and run.txt (written by bench_sweeps.sh);
+parallel.json and the gap rounds may be missing.
 """
 import collections
 import json
@@ -74,12 +74,10 @@ def load_gaps(path):
 
 def gap_files(d):
     """The rounds of gap_pattern_bench in d: gaps.1.json, gaps.2.json, ...
-    (bench_sweeps.sh --gap-rounds), or a single gaps.json."""
+    (bench_sweeps.sh --gap-rounds)."""
     rounds = sorted((f for f in os.listdir(d) if re.fullmatch(r"gaps\.\d+\.json", f)),
                     key=lambda f: int(f.split(".")[1]))
-    if rounds:
-        return [os.path.join(d, f) for f in rounds]
-    return [os.path.join(d, "gaps.json")] if os.path.exists(os.path.join(d, "gaps.json")) else []
+    return [os.path.join(d, f) for f in rounds]
 
 
 def load_gap_rounds(paths):
