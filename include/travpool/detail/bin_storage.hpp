@@ -55,6 +55,16 @@
 
 namespace travpool::detail {
 
+// Returns: the inverse of odd m modulo 2^W, W the bits of uintptr_t
+// (Newton's iteration x <- x (2 - m x): exact to 3 bits from x = m, it
+// doubles them at each step, so 5 steps reach 96).
+constexpr std::uintptr_t odd_inverse(std::uintptr_t m) noexcept {
+  std::uintptr_t x = m;
+  for (int k = 0; k < 5; ++k) x *= 2 - m * x;
+  return x;
+}
+static_assert(odd_inverse(3) * 3 == 1 && odd_inverse(5) * 5 == 1 && odd_inverse(1) == 1);
+
 inline std::uint64_t next_pool_id() noexcept {
   static std::atomic<std::uint64_t> counter{0};
   return counter.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -126,12 +136,23 @@ class bin_storage {
   // Returns: the index i of the user chunk that starts at p if i < bound,
   // else 0. Requires: first_user_chunk <= bound <= capacity + 2 (fresh_,
   // or the end of the user chunks). Reads only the bin's fixed words.
+  // (An exact division: with stride = m 2^s, m odd, and m' the inverse of
+  // m modulo 2^W (W the bits of uintptr_t), i = rotr(d m', s) is d / stride
+  // when stride divides d, and above (2^W - 1) / stride when it does not
+  // (Granlund and Montgomery, "Division by invariant integers using
+  // multiplication", section 9). So p between chunk starts, as p below
+  // chunks_ (d wraps around), gives an i past any bound, since
+  // bound * stride fits in a span; and one unsigned comparison tests
+  // first_user_chunk <= i < bound. A multiply and a rotate, where d /
+  // stride and the test i * stride == d took a wide multiply, a shift and
+  // a multiply.)
   static std::uint32_t chunk_index_below(const bin& b, const void* p, std::uint32_t bound) noexcept {
-    // Below chunks_, d wraps around and i is far past any bound; one
-    // unsigned comparison tests first_user_chunk <= i < bound.
+    // (Here, not members: Ops::stride needs a complete T.)
+    constexpr int stride_shift = std::countr_zero(Ops::stride);
+    constexpr std::uintptr_t stride_odd_inverse = odd_inverse(Ops::stride >> stride_shift);
     const std::uintptr_t d = reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(b.chunks_);
-    const std::uintptr_t i = d / Ops::stride;
-    if (i * Ops::stride != d || i - first_user_chunk >= bound - first_user_chunk) return 0;
+    const std::uintptr_t i = std::rotr(d * stride_odd_inverse, stride_shift);
+    if (i - first_user_chunk >= bound - first_user_chunk) return 0;
     return static_cast<std::uint32_t>(i);
   }
   // Returns: the index of the live user chunk that starts at p, or 0; read

@@ -250,7 +250,7 @@ struct compact_layout {
     // Word 0 holds A0, so `below` can be 0 only for k > 0; the last word
     // holds A1, so `above` can be 0 only below it.
     if (below != 0) {
-      prev = (k << 6) + 63 - static_cast<std::uint32_t>(std::countl_zero(below));
+      prev = (k << 6) + (63 ^ static_cast<std::uint32_t>(std::countl_zero(below)));  // one bsr
     } else {
       const std::uint64_t m = w[k - 1];
       prev = m != 0 ? (k << 6) - 1 - static_cast<std::uint32_t>(std::countl_zero(m)) : link_prev(b, c - 1);

@@ -160,8 +160,8 @@ TEMPLATE_TEST_CASE("bin_storage: chunk_index names user chunk starts only", "[st
   const std::uint32_t cap = b->capacity_;
   for (std::uint32_t i = td::first_user_chunk; i <= cap + 1; ++i) {
     REQUIRE(TestType::chunk_index(*b, ops::payload(*b, i)) == i);
-    REQUIRE(TestType::chunk_index(*b, bytes(ops::payload(*b, i)) + 1) == 0);
-    REQUIRE(TestType::chunk_index(*b, bytes(ops::payload(*b, i)) + ops::stride - 1) == 0);
+    for (std::size_t r = 1; r < ops::stride; ++r)  // every address inside the chunk
+      REQUIRE(TestType::chunk_index(*b, bytes(ops::payload(*b, i)) + r) == 0);
   }
   // Pseudo chunks A0, F0, F1, A1 and everything outside the chunk array.
   for (std::uint32_t i : {0u, 1u, cap + 2, cap + 3, cap + 4})
@@ -169,6 +169,21 @@ TEMPLATE_TEST_CASE("bin_storage: chunk_index names user chunk starts only", "[st
   CHECK(TestType::chunk_index(*b, b) == 0);
   CHECK(TestType::chunk_index(*b, b->chunks_ - ops::stride) == 0);
   CHECK(TestType::chunk_index(*b, nullptr) == 0);
+  // Addresses past the chunk array and below it, at chunk starts and
+  // between them, up to offsets whose quotient by the stride no longer
+  // fits in 32 bits (chunk_index divides by the stride exactly, with a
+  // multiply and a rotate: a remainder must never pass as an index).
+  const auto at_offset = [&](std::uintptr_t d) {
+    return reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(b->chunks_) + d);
+  };
+  for (std::uintptr_t k : {std::uintptr_t{cap} + 4, std::uintptr_t{1} << 20, std::uintptr_t{1} << 31,
+                           std::uintptr_t{1} << 32, (std::uintptr_t{1} << 32) + 2, ~std::uintptr_t{0} / ops::stride})
+    for (std::uintptr_t r : {std::uintptr_t{0}, std::uintptr_t{1}, std::uintptr_t{ops::stride - 1}}) {
+      CHECK(TestType::chunk_index(*b, at_offset(k * ops::stride + r)) == 0);
+      CHECK(TestType::chunk_index(*b, at_offset(0 - k * ops::stride - r)) == 0);
+    }
+  for (std::uintptr_t d = 1; d < 64 * ops::stride; ++d)  // just below chunks_
+    CHECK(TestType::chunk_index(*b, at_offset(0 - d)) == 0);
   s.link(b);
   s.release_all([](td::bin_base&) {});
 }
