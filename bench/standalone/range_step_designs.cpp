@@ -75,6 +75,20 @@ bool enter(const std::uint64_t*& w, const element*& base, std::uint64_t& bits) {
   return false;
 }
 
+// The pool's step within a word: to the next bit of bits still set in *w;
+// false when the word has none left.
+[[gnu::always_inline]] inline bool step_bits(const std::uint64_t* w, const element* base, std::uint64_t& bits,
+                                             const element*& p) {
+  std::uint64_t live = bits & load(w);
+  asm("" : "+r"(live));  // as layout_compact.hpp's cursor_next
+  const std::uint64_t rest = live & (bits - 1);
+  if (rest == 0) [[unlikely]]
+    return false;
+  bits = rest;
+  p = base + low(rest);
+  return true;
+}
+
 [[gnu::noinline]] std::uint64_t sum_bits() {
   std::uint64_t s = 0, bits;
   const std::uint64_t* w = bitmap;
@@ -82,13 +96,8 @@ bool enter(const std::uint64_t*& w, const element*& base, std::uint64_t& bits) {
   if (!enter(w, base, bits)) return s;
   for (const element* p = base + low(bits);;) {
     s += p->x + p->y + p->z;
-    std::uint64_t live = bits & load(w);
-    asm("" : "+r"(live));  // as layout_compact.hpp's cursor_next
-    if (const std::uint64_t rest = live & (bits - 1); rest != 0) [[likely]] {
-      bits = rest;
-      p = base + low(rest);
+    if (step_bits(w, base, bits, p)) [[likely]]
       continue;
-    }
     ++w, base += 64;
     if (!enter(w, base, bits)) return s;
     p = base + low(bits);
@@ -141,14 +150,8 @@ bool enter(const std::uint64_t*& w, const element*& base, std::uint64_t& bits) {
         p = base + low(bits);
         continue;
       }
-    } else {
-      std::uint64_t live = bits & load(w);
-      asm("" : "+r"(live));
-      if (const std::uint64_t rest = live & (bits - 1); rest != 0) [[likely]] {
-        bits = rest;
-        p = base + low(rest);
-        continue;
-      }
+    } else if (step_bits(w, base, bits, p)) [[likely]] {
+      continue;
     }
     ++w, base += 64;
     if (!enter(w, base, bits)) return s;
