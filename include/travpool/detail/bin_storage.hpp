@@ -143,9 +143,7 @@ class bin_storage {
   // multiplication", section 9). So p between chunk starts, as p below
   // chunks_ (d wraps around), gives an i past any bound, since
   // bound * stride fits in a span; and one unsigned comparison tests
-  // first_user_chunk <= i < bound. A multiply and a rotate, where d /
-  // stride and the test i * stride == d took a wide multiply, a shift and
-  // a multiply.)
+  // first_user_chunk <= i < bound.)
   static std::uint32_t chunk_index_below(const bin& b, const void* p, std::uint32_t bound) noexcept {
     // (Here, not members: Ops::stride needs a complete T.)
     constexpr int stride_shift = std::countr_zero(Ops::stride);
