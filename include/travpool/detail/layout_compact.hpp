@@ -278,7 +278,7 @@ struct compact_layout {
     const std::uint64_t w = bits(b)[j >> 6];
     if ((w >> (j & 63)) & 1) return j;
     const std::uint64_t m = w & (~std::uint64_t{0} >> (63 - (j & 63)));
-    if (m != 0) return (j & ~63u) + 63 - static_cast<std::uint32_t>(std::countl_zero(m));
+    if (m != 0) return (j & ~63u) + (63 ^ static_cast<std::uint32_t>(std::countl_zero(m)));  // one bsr
     return run_prev(b, j);
   }
 #if defined(__GNUC__) && !defined(__clang__)
