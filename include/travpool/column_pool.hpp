@@ -203,7 +203,7 @@ class basic_column_pool {
   }
   // Effects: release(), then as the move constructor.
   basic_column_pool& operator=(basic_column_pool&& o) noexcept {
-    if (this != &o) {
+    if (this != std::addressof(o)) {
       release();
       core_.steal(o.core_);
       columns_ = std::exchange(o.columns_, detail::column_set{});

@@ -294,7 +294,7 @@ class hive {
   // with propagate_on_container_copy_assignment, x's allocator (this
   // hive's blocks are given back first if the allocators differ).
   hive& operator=(const hive& x) {
-    if (this == &x) return *this;
+    if (this == std::addressof(x)) return *this;
     if constexpr (alloc_traits::propagate_on_container_copy_assignment::value) {
       if (get_allocator() != x.get_allocator()) {
         release_all();
@@ -313,7 +313,7 @@ class hive {
   // elements one by one into this hive's blocks. x is left empty.
   hive& operator=(hive&& x) noexcept(alloc_traits::propagate_on_container_move_assignment::value ||
                                      alloc_traits::is_always_equal::value) {
-    if (this == &x) return *this;
+    if (this == std::addressof(x)) return *this;
     constexpr bool propagate = alloc_traits::propagate_on_container_move_assignment::value;
     if (propagate || alloc_traits::is_always_equal::value || get_allocator() == x.get_allocator()) {
       release_all();
@@ -544,7 +544,7 @@ class hive {
   // unless they propagate. Complexity: O(1).
   void swap(hive& x) noexcept(alloc_traits::propagate_on_container_swap::value ||
                               alloc_traits::is_always_equal::value) {
-    if (this == &x) return;
+    if (this == std::addressof(x)) return;
     core_type t(x.core_.capacity(), x.get_allocator());
     t.steal(x.core_);
     x.core_.steal(core_);
@@ -574,11 +574,12 @@ class hive {
   // &x == this or the allocators differ. Then nothing changes.
   // Complexity: O(x's blocks x 64 KiB granules per block).
   void splice(hive& x) {
-    if (&x == this || get_allocator() != x.get_allocator()) {
+    const bool self = std::addressof(x) == this;
+    if (self || get_allocator() != x.get_allocator()) {
       if constexpr (!unchecked)
         detail::throw_misuse("hive::splice",
-                             &x == this ? "a hive cannot be spliced into itself" : "the hives' allocators differ");
-      if (&x == this) return;
+                             self ? "a hive cannot be spliced into itself" : "the hives' allocators differ");
+      if (self) return;
     }
     for (const bin* b = x.core_.first(); !b->is_root(); b = b->next_)
       if (b->live_ != 0 && !within(*b, limits_))
@@ -633,7 +634,7 @@ class hive {
       using ptr_alloc = typename alloc_traits::template rebind_alloc<T*>;
       std::vector<T*, ptr_alloc> order{ptr_alloc(get_allocator())};
       order.reserve(size());
-      for (T& e : *this) order.push_back(&e);
+      for (T& e : *this) order.push_back(std::addressof(e));
       std::sort(order.begin(), order.end(), [&](const T* a, const T* b) { return comp(*a, *b); });
       std::vector<T, Allocator> values(get_allocator());
       values.reserve(order.size());
@@ -802,7 +803,7 @@ class hive {
     using entry_alloc = typename alloc_traits::template rebind_alloc<entry>;
     std::vector<entry, entry_alloc> order{entry_alloc(get_allocator())};
     order.reserve(size());
-    for (T& e : *this) order.emplace_back(&e, order.size());
+    for (T& e : *this) order.emplace_back(std::addressof(e), order.size());
     std::sort(order.begin(), order.end(), [&](const entry& a, const entry& b) { return comp(*a.first, *b.first); });
     // Position k (in iteration order) takes the value now at position
     // order[k].second; slot[k] is the element at position k.

@@ -252,7 +252,7 @@ class basic_pool {
   // Complexity: O(size() + o.size() + bins).
   basic_pool& operator=(const basic_pool& o) {
     static_assert(std::copy_constructible<T>, "travpool: copying a pool copies T");
-    if (this != &o) {
+    if (this != std::addressof(o)) {
       basic_pool copy(travpool::bin_capacity{bin_capacity()});
       copy.copy_from(o);
       *this = std::move(copy);
@@ -271,7 +271,7 @@ class basic_pool {
   // iterators do not. Not thread-safe. Complexity: O(1).
   basic_pool(basic_pool&& o) noexcept : core_(o.core_.capacity()) { core_.steal(o.core_); }
   basic_pool& operator=(basic_pool&& o) noexcept {
-    if (this != &o) {
+    if (this != std::addressof(o)) {
       release_all();
       core_.steal(o.core_);
     }
@@ -636,7 +636,7 @@ class basic_pool {
   // Complexity: O(sum of other's bin spans / 64 KiB): each bin's
   // directory entries are rewritten.
   void splice(basic_pool& other) {
-    if (&other == this) {
+    if (std::addressof(other) == this) {
       if constexpr (!unchecked) detail::throw_misuse("splice", "a pool cannot be spliced into itself");
       return;
     }

@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <new>
 #include <span>
 
@@ -51,7 +52,7 @@ class segment {
     iterator() = default;
     iterator(T* base, std::uint64_t mask) noexcept : base_(base), mask_(mask) {}
     T& operator*() const noexcept { return base_[std::countr_zero(mask_)]; }
-    T* operator->() const noexcept { return &**this; }
+    T* operator->() const noexcept { return std::addressof(**this); }
     iterator& operator++() noexcept {
       mask_ &= mask_ - 1;
       return *this;

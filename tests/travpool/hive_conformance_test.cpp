@@ -1,0 +1,207 @@
+// travpool::hive (and pool<T>, column_pool) with the element and allocator
+// types the standard allows and ordinary code does not meet:
+// * a T whose namespace declares a deleted unary operator& for every type,
+//   so that `&x` of a hive<T> (whose associated namespaces include T's)
+//   does not compile: every member that takes the address of the other
+//   container or of an element must use std::addressof;
+// * a T with a deleted member operator&: [hive.operations] asks sort only
+//   that T be MoveInsertable, MoveAssignable and Swappable;
+// * deduction guides, which must not take part in overload resolution when
+//   the type deduced for Allocator does not qualify as an allocator
+//   ([container.reqmts]).
+#include <algorithm>
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <iterator>
+#include <memory>
+#include <ranges>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <travpool/column_pool.hpp>
+#include <travpool/hive.hpp>
+#include <travpool/pool.hpp>
+
+namespace adl_trap {
+
+// Found by argument-dependent lookup for any type that has adl_trap among
+// its associated namespaces: a hive<value>, its iterators, a pool<value>.
+template <class U>
+void operator&(const U&) = delete;
+
+struct value {
+  int v = 0;
+  value() = default;
+  value(int x) noexcept : v(x) {}  // NOLINT(google-explicit-constructor)
+  friend bool operator==(const value& a, const value& b) noexcept { return a.v == b.v; }
+  friend bool operator<(const value& a, const value& b) noexcept { return a.v < b.v; }
+  friend bool operator>(const value& a, const value& b) noexcept { return a.v > b.v; }
+};
+
+// A value whose moves may throw: sort's swap path.
+struct throwing_move_value {
+  int v = 0;
+  throwing_move_value() = default;
+  throwing_move_value(int x) : v(x) {}  // NOLINT(google-explicit-constructor)
+  throwing_move_value(const throwing_move_value& o) : v(o.v) {}
+  throwing_move_value& operator=(const throwing_move_value& o) {
+    v = o.v;
+    return *this;
+  }
+  friend bool operator<(const throwing_move_value& a, const throwing_move_value& b) noexcept { return a.v < b.v; }
+};
+
+struct tag {};  // a column pool's tag
+
+}  // namespace adl_trap
+
+namespace {
+
+// A T with a deleted member operator& (no namespace-scope one).
+struct no_address {
+  int v = 0;
+  no_address() = default;
+  no_address(int x) noexcept : v(x) {}  // NOLINT(google-explicit-constructor)
+  void operator&() const = delete;
+  friend bool operator<(const no_address& a, const no_address& b) noexcept { return a.v < b.v; }
+  friend bool operator==(const no_address& a, const no_address& b) noexcept { return a.v == b.v; }
+};
+// The same with moves that may throw (sort's swap path).
+struct no_address_throwing_move {
+  int v = 0;
+  no_address_throwing_move() = default;
+  no_address_throwing_move(int x) : v(x) {}  // NOLINT(google-explicit-constructor)
+  no_address_throwing_move(const no_address_throwing_move& o) : v(o.v) {}
+  no_address_throwing_move& operator=(const no_address_throwing_move& o) {
+    v = o.v;
+    return *this;
+  }
+  void operator&() const = delete;
+  friend bool operator<(const no_address_throwing_move& a, const no_address_throwing_move& b) noexcept {
+    return a.v < b.v;
+  }
+};
+
+template <class H>
+std::vector<int> keys(const H& h) {
+  std::vector<int> out;
+  for (const auto& e : h) out.push_back(e.v);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("hive: members that take an address compile for a T whose namespace deletes unary operator&",
+          "[hive][conformance]") {
+  using H = travpool::hive<adl_trap::value>;
+  H a{3, 1, 2}, b{7, 5};
+  H c(a);            // copy construction
+  c = b;             // copy assignment
+  c = std::move(a);  // move assignment
+  CHECK(keys(c) == std::vector<int>{3, 1, 2});
+  c = c;  // NOLINT(clang-diagnostic-self-assign-overloaded): self-assignment is a no-op
+  CHECK(c.size() == 3);
+  H d(std::move(c), c.get_allocator());
+  c.swap(d);   // member swap
+  swap(c, d);  // the non-member, found by ADL
+  std::swap(c, d);
+  CHECK(keys(c) == std::vector<int>{3, 1, 2});
+  CHECK(keys(d).empty());
+  H e{9, 8};
+  c.splice(e);  // splice of an lvalue and of an rvalue
+  c.splice(H{4});
+  CHECK(c.size() == 6);
+  CHECK(e.empty());
+  c.sort();
+  CHECK(keys(c) == std::vector<int>{1, 2, 3, 4, 8, 9});
+  c.sort(std::greater<>());
+  CHECK(keys(c) == std::vector<int>{9, 8, 4, 3, 2, 1});
+  c.insert(9);
+  CHECK(c.unique() == 0);  // the two nines are not adjacent
+  c.sort();
+  CHECK(c.unique() == 1);
+  // Iterators: comparisons, get_iterator, erase, reverse iteration.
+  auto it = c.get_iterator(std::addressof(*std::next(c.begin())));
+  CHECK(it->v == 2);
+  CHECK(c.begin() < it);
+  CHECK(std::is_lt(it <=> c.end()));
+  CHECK(c.rbegin()->v == 9);
+  it = c.erase(it);
+  CHECK(it->v == 3);
+  CHECK(erase(c, adl_trap::value(3)) == 1);
+  CHECK(erase_if(c, [](const adl_trap::value& x) { return x.v > 8; }) == 1);
+  c.reshape(travpool::hive_limits(2, 4));
+  c.shrink_to_fit();
+  c.validate();
+  CHECK(keys(c) == std::vector<int>{1, 4, 8});
+  // The sort that moves by swaps.
+  travpool::hive<adl_trap::throwing_move_value> t{4, 2, 3}, u;
+  t.sort();
+  u = t;
+  t.swap(u);
+  t.splice(u);
+  CHECK(keys(t) == std::vector<int>{2, 3, 4, 2, 3, 4});
+  // concurrent_hive (its own core type).
+  travpool::concurrent_hive<adl_trap::value> x{1, 2}, y{3};
+  x = y;
+  x.swap(y);
+  x.splice(y);
+  x = std::move(y);
+  CHECK(keys(x).empty());
+}
+
+TEST_CASE(
+    "pool and column_pool: members that take an address compile for a type whose namespace deletes unary "
+    "operator&",
+    "[pool][conformance]") {
+  travpool::pool<adl_trap::value> p{1, 2}, q{3};
+  adl_trap::value* e = p.create(5);
+  CHECK(e->v == 5);
+  p = q;
+  p = std::move(q);
+  p.swap(q);
+  p.splice(q);
+  CHECK(p.size() == 1);
+  CHECK(p == p);
+  travpool::concurrent_pool<adl_trap::value> cp, cq;
+  cq.create(1);
+  cp = cq;
+  cp.splice(cq);
+  CHECK(cp.size() == 2);
+  travpool::basic_column_pool<adl_trap::tag> cols, other;
+  (void)other.create();
+  cols = std::move(other);
+  CHECK(cols.size() == 1);
+}
+
+TEST_CASE("hive: sort of a T with a deleted member operator&", "[hive][conformance][operations]") {
+  travpool::hive<no_address> h(travpool::hive_limits(2, 5));
+  for (int v : {5, 1, 4, 2, 3, 0, 9, 7}) h.insert(v);
+  h.sort();
+  CHECK(keys(h) == std::vector<int>{0, 1, 2, 3, 4, 5, 7, 9});
+  h.sort([](const no_address& a, const no_address& b) { return b < a; });
+  CHECK(keys(h) == std::vector<int>{9, 7, 5, 4, 3, 2, 1, 0});
+  CHECK(h.unique() == 0);
+  travpool::hive<no_address_throwing_move> t(travpool::hive_limits(2, 5));
+  for (int v : {5, 1, 4, 2, 3, 0, 9, 7}) t.insert(v);
+  t.sort();
+  CHECK(keys(t) == std::vector<int>{0, 1, 2, 3, 4, 5, 7, 9});
+  t.sort([](const auto& a, const auto& b) { return b < a; });
+  CHECK(keys(t) == std::vector<int>{9, 7, 5, 4, 3, 2, 1, 0});
+  // The rest of the members on such a T.
+  travpool::hive<no_address> g = h;
+  g.splice(h);
+  g.reshape(travpool::hive_limits(3, 3));
+  CHECK(g.size() == 16);
+  travpool::pool<no_address> p;
+  no_address* e = p.create(3);
+  CHECK(p.contains(e));
+  p.destroy(e);
+  CHECK(p.empty());
+}
