@@ -173,6 +173,7 @@ using iter_value_t = typename std::iterator_traits<I>::value_type;
 inline namespace TRAVPOOL_ABI_NAMESPACE {
 
 template <class T, class Allocator = std::allocator<T>, class... Options>
+requires detail::allocator_like<Allocator>
 class hive {
   static_assert(std::is_object_v<T> && !std::is_const_v<T> && !std::is_volatile_v<T> && !std::is_array_v<T>,
                 "travpool::hive: T must be a non-const, non-array object type");
@@ -861,16 +862,20 @@ typename hive<T, Allocator, Options...>::size_type erase(hive<T, Allocator, Opti
   return erase_if(c, [&](const T& e) { return e == value; });
 }
 
+// The deduction guides take no part in overload resolution when the type
+// deduced for Allocator does not qualify as an allocator
+// ([container.reqmts]); the constructors' implicit guides drop out too,
+// by the class's constraint on Allocator.
 template <detail::legacy_input_iterator InputIterator,
-          class Allocator = std::allocator<detail::iter_value_t<InputIterator>>>
+          detail::allocator_like Allocator = std::allocator<detail::iter_value_t<InputIterator>>>
 hive(InputIterator, InputIterator, Allocator = Allocator()) -> hive<detail::iter_value_t<InputIterator>, Allocator>;
 template <detail::legacy_input_iterator InputIterator,
-          class Allocator = std::allocator<detail::iter_value_t<InputIterator>>>
+          detail::allocator_like Allocator = std::allocator<detail::iter_value_t<InputIterator>>>
 hive(InputIterator, InputIterator, hive_limits, Allocator = Allocator())
     -> hive<detail::iter_value_t<InputIterator>, Allocator>;
-template <std::ranges::input_range R, class Allocator = std::allocator<std::ranges::range_value_t<R>>>
+template <std::ranges::input_range R, detail::allocator_like Allocator = std::allocator<std::ranges::range_value_t<R>>>
 hive(from_range_t, R&&, Allocator = Allocator()) -> hive<std::ranges::range_value_t<R>, Allocator>;
-template <std::ranges::input_range R, class Allocator = std::allocator<std::ranges::range_value_t<R>>>
+template <std::ranges::input_range R, detail::allocator_like Allocator = std::allocator<std::ranges::range_value_t<R>>>
 hive(from_range_t, R&&, hive_limits, Allocator = Allocator()) -> hive<std::ranges::range_value_t<R>, Allocator>;
 
 // A hive whose insertions and erasures may come from any thread (the

@@ -205,3 +205,89 @@ TEST_CASE("hive: sort of a T with a deleted member operator&", "[hive][conforman
   p.destroy(e);
   CHECK(p.empty());
 }
+
+// ---- Deduction guides ([container.reqmts]) ----------------------------------------------
+
+namespace {
+
+// Not allocators: no value_type, or no allocate(size_t).
+using not_an_allocator = float;
+struct no_allocate {
+  using value_type = int;
+};
+
+// Whether `travpool::hive(args...)` deduces (class template argument
+// deduction from the guides, explicit and implicit).
+template <class... A>
+concept deduces = requires(A&&... a) {
+  travpool::hive(static_cast<A&&>(a)...);
+};
+
+template <class R, class... A>
+constexpr bool deduces_as = requires(A&&... a) {
+  { travpool::hive(static_cast<A&&>(a)...) } -> std::same_as<R>;
+};
+
+using ints = std::vector<int>;
+using it = ints::iterator;
+using il = std::initializer_list<int>;
+using alloc = std::allocator<int>;
+using limits = travpool::hive_limits;
+
+}  // namespace
+
+TEST_CASE("hive: deduction guides do not take part when Allocator is not an allocator", "[hive][conformance][cons]") {
+  using travpool::from_range_t;
+  // Iterators.
+  STATIC_REQUIRE(!deduces<it, it, not_an_allocator>);
+  STATIC_REQUIRE(!deduces<it, it, no_allocate>);
+  STATIC_REQUIRE(!deduces<it, it, limits, not_an_allocator>);
+  STATIC_REQUIRE(!deduces<it, it, limits, no_allocate>);
+  // from_range.
+  STATIC_REQUIRE(!deduces<from_range_t, ints&, not_an_allocator>);
+  STATIC_REQUIRE(!deduces<from_range_t, ints&, no_allocate>);
+  STATIC_REQUIRE(!deduces<from_range_t, ints&, limits, not_an_allocator>);
+  STATIC_REQUIRE(!deduces<from_range_t, ints&, limits, no_allocate>);
+  // initializer_list (the constructors' implicit guides).
+  STATIC_REQUIRE(!deduces<il, not_an_allocator>);
+  STATIC_REQUIRE(!deduces<il, no_allocate>);
+  STATIC_REQUIRE(!deduces<il, limits, not_an_allocator>);
+  STATIC_REQUIRE(!deduces<il, limits, no_allocate>);
+  // n copies of a value.
+  STATIC_REQUIRE(!deduces<std::size_t, int, not_an_allocator>);
+  STATIC_REQUIRE(!deduces<std::size_t, int, no_allocate>);
+  STATIC_REQUIRE(!deduces<std::size_t, int, limits, no_allocate>);
+  // Not a range.
+  STATIC_REQUIRE(!deduces<from_range_t, int, alloc>);
+
+  // Valid arguments still deduce.
+  using H = travpool::hive<int>;
+  STATIC_REQUIRE(deduces_as<H, it, it>);
+  STATIC_REQUIRE(deduces_as<H, it, it, alloc>);
+  STATIC_REQUIRE(deduces_as<H, it, it, limits>);
+  STATIC_REQUIRE(deduces_as<H, it, it, limits, alloc>);
+  STATIC_REQUIRE(deduces_as<H, from_range_t, ints&>);
+  STATIC_REQUIRE(deduces_as<H, from_range_t, ints&, alloc>);
+  STATIC_REQUIRE(deduces_as<H, from_range_t, ints&, limits>);
+  STATIC_REQUIRE(deduces_as<H, from_range_t, ints&, limits, alloc>);
+  STATIC_REQUIRE(deduces_as<H, il>);
+  STATIC_REQUIRE(deduces_as<H, il, alloc>);
+  STATIC_REQUIRE(deduces_as<H, il, limits, alloc>);
+  STATIC_REQUIRE(deduces_as<H, std::size_t, int, alloc>);
+  STATIC_REQUIRE(deduces_as<H, H&>);
+  STATIC_REQUIRE(deduces_as<H, H&&, alloc>);
+#if defined(__cpp_lib_memory_resource)
+  using P = travpool::pmr::hive<int>;
+  STATIC_REQUIRE(deduces_as<P, it, it, std::pmr::polymorphic_allocator<int>>);
+  STATIC_REQUIRE(deduces_as<P, il, std::pmr::polymorphic_allocator<int>>);
+#endif
+
+  // And the deduced hives work.
+  ints v{3, 1, 2};
+  travpool::hive a(v.begin(), v.end());
+  travpool::hive b(travpool::from_range, v, alloc());
+  travpool::hive c({4, 5}, alloc());
+  CHECK(a.size() == 3);
+  CHECK(b.size() == 3);
+  CHECK(c.size() == 2);
+}

@@ -49,10 +49,25 @@
 #include "segments.hpp"
 
 namespace travpool {
+namespace detail {
+// Whether A qualifies as an allocator for the deduction guides
+// ([container.reqmts]: a type with a member value_type and an
+// allocate(size_t); libc++'s __is_allocator asks the same). hive's
+// Allocator parameter is constrained by it, so that the guides the
+// constructors imply drop out for a type that does not qualify, as the
+// explicit ones (hive.hpp) do.
+template <class A>
+concept allocator_like = requires(A& a) {
+  typename A::value_type;
+  a.allocate(std::size_t{0});
+};
+}  // namespace detail
+
 inline namespace TRAVPOOL_ABI_NAMESPACE {
 template <class T, class... Options>
 class basic_pool;
 template <class T, class Allocator, class... Options>
+requires detail::allocator_like<Allocator>
 class hive;
 }  // namespace TRAVPOOL_ABI_NAMESPACE
 
@@ -199,7 +214,8 @@ class pool_iterator {
  private:
   template <class, class...>
   friend class ::travpool::TRAVPOOL_ABI_NAMESPACE::basic_pool;
-  template <class, class, class...>
+  template <class, class A, class...>
+  requires allocator_like<A>
   friend class ::travpool::TRAVPOOL_ABI_NAMESPACE::hive;
   template <class, class, bool, checks_level, bool>
   friend class pool_iterator;
