@@ -245,7 +245,7 @@ class basic_allocator {
 #endif
   }
 
-  constexpr size_type max_size() const noexcept { return std::numeric_limits<size_type>::max() / sizeof(T); }
+  constexpr size_type max_size() const noexcept { return (std::numeric_limits<size_type>::max)() / sizeof(T); }
 
   // Effects: returns every bin without a live node, of every node pool of
   // this variant, to the OS. Invalidates nothing.

@@ -142,7 +142,7 @@ namespace travpool {
 struct hive_limits {
   std::size_t min;
   std::size_t max;
-  constexpr hive_limits(std::size_t minimum, std::size_t maximum) noexcept : min(minimum), max(maximum) {}
+  constexpr hive_limits(std::size_t minimum, std::size_t maximum) noexcept : min{minimum}, max{maximum} {}
 };
 
 // The tag of the constructors from a range (std::from_range_t where the

@@ -74,7 +74,7 @@ void parallel_for_each(Pool& pool, F&& f, std::size_t threads = default_parallel
   auto parts = pool.partition(threads);
 #if defined(_OPENMP)
   const auto n = static_cast<std::ptrdiff_t>(parts.size());
-  const int team = static_cast<int>(std::min(threads, parts.size()));
+  const int team = static_cast<int>((std::min)(threads, parts.size()));
 #pragma omp parallel for schedule(static, 1) num_threads(team)
   for (std::ptrdiff_t i = 0; i < n; ++i) parts[static_cast<std::size_t>(i)].for_each(f);
 #else

@@ -108,7 +108,7 @@ class bin_storage {
   // that a span's advice and unmapping never reach a neighbour (pages of
   // more than 64 KiB exist on a few systems).
   static std::size_t span_for(std::uint32_t capacity) noexcept {
-    return std::max({std::bit_ceil(traits::bin_bytes(capacity)), bin_directory::granule, page_size()});
+    return (std::max)({std::bit_ceil(traits::bin_bytes(capacity)), bin_directory::granule, page_size()});
   }
   // Returns: the span of bin b (b was made by a storage of this layout).
   std::size_t span_of(const bin& b) const noexcept { return b.capacity_ == capacity_ ? span_ : span_for(b.capacity_); }

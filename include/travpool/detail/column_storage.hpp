@@ -88,8 +88,8 @@ class column_base {
   // its first touches can take huge pages.
   bool commit(std::uint32_t q) noexcept {
     const auto lo = reinterpret_cast<std::uintptr_t>(map_), hi = lo + bytes_;
-    const std::uintptr_t first = std::max(lo, at(q) / huge_page_bytes * huge_page_bytes);
-    const std::uintptr_t last = std::min(hi, round_up(at(q + 1), huge_page_bytes));
+    const std::uintptr_t first = (std::max)(lo, at(q) / huge_page_bytes * huge_page_bytes);
+    const std::uintptr_t last = (std::min)(hi, round_up(at(q + 1), huge_page_bytes));
     if (!commit_range(reinterpret_cast<void*>(first), last - first)) return false;
     advise_huge_pages(reinterpret_cast<void*>(first), last - first, huge_page_choice::want_huge());
     return true;

@@ -136,7 +136,7 @@ struct huge_page_choice {
     if (n < due) return {false, false};
     const std::uint64_t step = s.interval.load(std::memory_order_relaxed);
     if (!s.next_resample.compare_exchange_strong(due, n + step, std::memory_order_relaxed)) return {false, false};
-    s.interval.store(std::min(2 * step, max_resample_every), std::memory_order_relaxed);
+    s.interval.store((std::min)(2 * step, max_resample_every), std::memory_order_relaxed);
     return {true, true};
   }
 
@@ -155,7 +155,7 @@ struct huge_page_choice {
     // it changed how GCC compiled the create fast path around it.
     TRAVPOOL_COLD void act(void* p, std::size_t bytes) noexcept {
       if (action == sample) sample_first_touch(p);
-      if (action == populate) populate_range(p, std::min(bytes, huge_page_bytes));
+      if (action == populate) populate_range(p, (std::min)(bytes, huge_page_bytes));
       action = none;
     }
   };
@@ -209,7 +209,7 @@ struct huge_page_choice {
     if (s.huge.exchange(huge, std::memory_order_relaxed) && !huge) {  // turned small: the next resample
       const std::uint64_t step = s.interval.load(std::memory_order_relaxed);
       s.next_resample.store(s.small_spans.load(std::memory_order_relaxed) + step, std::memory_order_relaxed);
-      s.interval.store(std::min(2 * step, max_resample_every), std::memory_order_relaxed);
+      s.interval.store((std::min)(2 * step, max_resample_every), std::memory_order_relaxed);
     }
   }
 

@@ -395,7 +395,7 @@ struct compact_layout {
     if constexpr (sweep_prefetch) prefetch_range_rule(b, first, last);
   }
   TRAVPOOL_NOINLINE static void prefetch_range_rule(const bin_base& b, std::size_t first, std::size_t last) noexcept {
-    last = std::min(last, words(b.capacity_) - 1);
+    last = (std::min)(last, words(b.capacity_) - 1);
     for (std::size_t j = first; j <= last; ++j) prefetch_rule(b, j);
   }
   // Effects: the prefetches due when a sweep enters b at chunk i.
@@ -405,7 +405,7 @@ struct compact_layout {
   // Effects: the prefetches due when a sweep jumps from block `from` to
   // block `to` (> from): those of the blocks entered, as far as not done.
   static void prefetch_jump(const bin_base& b, std::size_t from, std::size_t to) noexcept {
-    prefetch_range(b, std::max(from + prefetch_ahead + 1, to), to + prefetch_ahead);
+    prefetch_range(b, (std::max)(from + prefetch_ahead + 1, to), to + prefetch_ahead);
   }
 
   // The iteration cursor (layout_traits.hpp): the payload of the current

@@ -210,8 +210,8 @@ class span_source {
     if (next_ == end_) {
       // Double the last batch, up to max_batch spans and max_batch_bytes, but
       // always at least one span.
-      std::size_t batch = std::min(batch_ == 0 ? 1 : batch_ * 2, max_batch);
-      batch = std::max<std::size_t>(1, std::min(batch, max_batch_bytes / span));
+      std::size_t batch = (std::min)(batch_ == 0 ? 1 : batch_ * 2, max_batch);
+      batch = std::max<std::size_t>(1, (std::min)(batch, max_batch_bytes / span));
       try {
         next_ = static_cast<std::byte*>(map_aligned(span * batch, span));
       } catch (const std::bad_alloc&) {

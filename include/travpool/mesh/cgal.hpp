@@ -208,7 +208,7 @@ template <class Handle>
 std::size_t index_bound(const triangle_mesh& m) {
   std::uint32_t bound = 0;
   if constexpr (std::is_same_v<Handle, Halfedge>) {
-    for (const Edge e : m.edges()) bound = std::max(bound, 2 * e.idx() + 2);
+    for (const Edge e : m.edges()) bound = (std::max)(bound, 2 * e.idx() + 2);
   } else {
     const auto& range = [&]() -> decltype(auto) {
       if constexpr (std::is_same_v<Handle, Vertex>)
@@ -218,7 +218,7 @@ std::size_t index_bound(const triangle_mesh& m) {
       else
         return m.faces();
     }();
-    for (const Handle h : range) bound = std::max(bound, h.idx() + 1);
+    for (const Handle h : range) bound = (std::max)(bound, h.idx() + 1);
   }
   return bound;
 }

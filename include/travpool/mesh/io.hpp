@@ -50,9 +50,9 @@ inline soup read_off(line_reader& r, std::vector<std::size_t>& lines) {
     r.fail("vertex count " + std::to_string(nv) + " is negative or more than the file can hold");
   if (nf < 0 || nf > left / 2)
     r.fail("face count " + std::to_string(nf) + " is negative or more than the file can hold");
-  s.points.reserve(static_cast<std::size_t>(std::min(nv, left / 6)));
-  s.triangles.reserve(static_cast<std::size_t>(std::min(nf, left / 8)));
-  lines.reserve(static_cast<std::size_t>(std::min(nf, left / 8)));
+  s.points.reserve(static_cast<std::size_t>((std::min)(nv, left / 6)));
+  s.triangles.reserve(static_cast<std::size_t>((std::min)(nf, left / 8)));
+  lines.reserve(static_cast<std::size_t>((std::min)(nf, left / 8)));
   for (std::int64_t i = 0; i < nv; ++i) {
     if (!r.next_content_line())
       r.fail("unexpected end of file: expected " + std::to_string(nv) + " vertices, found " + std::to_string(i));
@@ -95,7 +95,7 @@ inline soup read_obj(line_reader& r, std::vector<std::size_t>& lines) {
   while (r.next_content_line()) {
     const auto key = r.token();
     if (key == "v") {
-      if (s.points.size() >= std::numeric_limits<std::uint32_t>::max() - 1) r.fail("too many vertices");
+      if (s.points.size() >= (std::numeric_limits<std::uint32_t>::max)() - 1) r.fail("too many vertices");
       const double x = r.number("x coordinate");
       const double y = r.number("y coordinate");
       const double z = r.number("z coordinate");
@@ -130,7 +130,7 @@ inline soup read_obj(line_reader& r, std::vector<std::size_t>& lines) {
           v -= 1;
           if (v >= nv) forward.push_back({r.line_number(), v});
         }
-        if (v >= std::int64_t{std::numeric_limits<std::uint32_t>::max()})
+        if (v >= std::int64_t{(std::numeric_limits<std::uint32_t>::max)()})
           r.fail("vertex index " + std::to_string(v + 1) + " out of range");
         corners.push_back(v);
       }

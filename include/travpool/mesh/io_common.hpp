@@ -134,11 +134,11 @@ class line_reader {
     throw io_error(path_ + ":" + std::to_string(line) + ": " + what);
   }
   std::size_t line_number() const noexcept { return line_no_; }
-  std::size_t bytes_left() const noexcept { return data_.size() - std::min(pos_, data_.size()) + line_.size(); }
+  std::size_t bytes_left() const noexcept { return data_.size() - (std::min)(pos_, data_.size()) + line_.size(); }
   const std::string& path() const noexcept { return path_; }
   // The whole file, and the offset of the first byte after the current line.
   std::string_view data() const noexcept { return data_; }
-  std::size_t offset() const noexcept { return std::min(pos_, data_.size()); }
+  std::size_t offset() const noexcept { return (std::min)(pos_, data_.size()); }
 
  private:
   static bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }

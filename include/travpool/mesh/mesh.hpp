@@ -1071,7 +1071,7 @@ inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std:
   std::uint32_t bound = 0;
   for (const Edge e : old_edges) {
     if (!is_live(e)) throw std::invalid_argument("split_into_four: old_edges holds an edge that is not live");
-    bound = std::max(bound, e.idx() + 1);
+    bound = (std::max)(bound, e.idx() + 1);
   }
   std::vector<std::uint32_t> rank_of(bound, unseen);  // old edge -> its place in old_edges
   for (std::size_t i = 0; i < old_edges.size(); ++i) {
@@ -1083,7 +1083,7 @@ inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std:
     std::uint32_t face_bound = 0;
     for (const Face f : old_faces) {
       if (!is_live(f)) throw std::invalid_argument("split_into_four: old_faces holds a face that is not live");
-      face_bound = std::max(face_bound, f.idx() + 1);
+      face_bound = (std::max)(face_bound, f.idx() + 1);
     }
     std::vector<bool> seen(face_bound);
     for (const Face f : old_faces) {
