@@ -36,6 +36,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -296,6 +297,123 @@ struct layout_traits {
       const std::uint32_t i = prev_assigned(b, c.index);
       c = i == 0 ? cursor{} : cursor_at(b, i);
     }
+  }
+
+  // ---- Counting and selecting live chunks (the iterators' distance and
+  // advance) --------------------------------------------------------------
+  // With a status bitmap (compact: Ops::live_word), 64 chunks per word, a
+  // popcount each; otherwise step by step. Only chunks below b.fresh_ can
+  // be assigned, so no scan reads past its word.
+  static constexpr bool counts_by_word = requires(const bin_base& b) { Ops::live_word(b, std::size_t{0}); };
+
+  // Returns: the number of set bits of w.
+  static constexpr int popcount(std::uint64_t w) noexcept {
+    if constexpr (requires { Ops::count_bits(w); })
+      return Ops::count_bits(w);
+    else
+      return std::popcount(w);
+  }
+  // Requires: n < popcount(w). Returns: the position of w's n-th set bit
+  // (0-based, from the lowest).
+  // (No pdep: it is microcoded, hundreds of cycles, on AMD before Zen 3.)
+  static unsigned select_bit(std::uint64_t w, unsigned n) noexcept {
+    unsigned at = 0;
+    for (unsigned half = 32; half >= 8; half /= 2) {  // narrow to a byte by the halves' counts
+      const auto low = static_cast<unsigned>(popcount(w & ((std::uint64_t{1} << half) - 1)));
+      if (n >= low) {
+        n -= low;
+        w >>= half;
+        at += half;
+      }
+    }
+    for (; n != 0; --n) w &= w - 1;
+    return at + static_cast<unsigned>(std::countr_zero(w));
+  }
+  // Requires: n < popcount(w). Returns: the position of w's n-th set bit
+  // from the highest (0-based).
+  static unsigned select_bit_high(std::uint64_t w, unsigned n) noexcept {
+    return select_bit(w, static_cast<unsigned>(popcount(w)) - 1 - n);
+  }
+
+  // Requires: i < j, i assigned (A0, 0, allowed), j assigned or b.last().
+  // Returns: the assigned user chunks strictly between i and j.
+  // Complexity: (j - i) / 64 words, or the chunks between, stepped.
+  static std::size_t count_between(const bin_base& b, std::uint32_t i, std::uint32_t j) noexcept {
+    if constexpr (counts_by_word) {
+      j = (std::min)(j, b.fresh_);  // none at or above fresh_ (A1 is not a user chunk)
+      if (j <= i + 1) return 0;
+      const std::size_t ki = i >> 6, kj = j >> 6;
+      const std::uint64_t from_i = ~std::uint64_t{1} << (i & 63);  // bits above i
+      const std::uint64_t below_j = (std::uint64_t{1} << (j & 63)) - 1;
+      if (ki == kj) return static_cast<std::size_t>(popcount(Ops::live_word(b, ki) & from_i & below_j));
+      std::size_t n = static_cast<std::size_t>(popcount(Ops::live_word(b, ki) & from_i));
+      for (std::size_t k = ki + 1; k < kj; ++k) n += static_cast<std::size_t>(popcount(Ops::live_word(b, k)));
+      if (below_j != 0) n += static_cast<std::size_t>(popcount(Ops::live_word(b, kj) & below_j));
+      return n;
+    } else {
+      std::size_t n = 0;
+      for (std::uint32_t k = next_assigned(b, i); k < j; k = next_assigned(b, k)) ++n;
+      return n;
+    }
+  }
+  // Requires: user chunk i of b is assigned. Returns: the assigned user
+  // chunks of b after i (before i), counted from whichever end of the bin
+  // is nearer (b.live_ holds them all).
+  static std::size_t count_after(const bin_base& b, std::uint32_t i) noexcept {
+    if (i > b.fresh_ / 2) return count_between(b, i, b.last());
+    return b.live_ - 1 - count_between(b, 0, i);
+  }
+  static std::size_t count_before(const bin_base& b, std::uint32_t i) noexcept {
+    return b.live_ - 1 - count_after(b, i);
+  }
+
+  // Requires: n >= 1, i assigned (A0 allowed). Returns: the n-th assigned
+  // user chunk after i, or b.last() if there are fewer than n.
+  // Complexity: the words (chunks) between i and that chunk.
+  static std::uint32_t nth_after(const bin_base& b, std::uint32_t i, std::size_t n) noexcept {
+    if constexpr (counts_by_word) {
+      const std::size_t end = b.fresh_ == 0 ? 0 : ((std::size_t{b.fresh_} - 1) >> 6) + 1;  // words below fresh_
+      std::size_t k = i >> 6;
+      std::uint64_t w = k < end ? Ops::live_word(b, k) & (~std::uint64_t{1} << (i & 63)) : 0;
+      --n;  // now 0-based
+      while (k < end) {
+        const auto c = static_cast<std::size_t>(popcount(w));
+        if (n < c) return static_cast<std::uint32_t>((k << 6) + select_bit(w, static_cast<unsigned>(n)));
+        n -= c;
+        if (++k < end) w = Ops::live_word(b, k);
+      }
+      return b.last();
+    } else {
+      std::uint32_t k = i;
+      while (n-- != 0 && k != b.last()) k = next_assigned(b, k);
+      return k;
+    }
+  }
+  // Requires: n >= 1, j assigned or b.last(). Returns: the n-th assigned
+  // user chunk before j, or 0 (A0) if there are fewer than n.
+  static std::uint32_t nth_before(const bin_base& b, std::uint32_t j, std::size_t n) noexcept {
+    if constexpr (counts_by_word) {
+      j = (std::min)(j, b.fresh_);
+      --n;
+      std::size_t k = j >> 6;
+      std::uint64_t w = (j & 63) != 0 ? Ops::live_word(b, k) & ((std::uint64_t{1} << (j & 63)) - 1) : 0;
+      for (;;) {
+        const auto c = static_cast<std::size_t>(popcount(w));
+        if (n < c) return static_cast<std::uint32_t>((k << 6) + select_bit_high(w, static_cast<unsigned>(n)));
+        n -= c;
+        if (k == 0) return 0;
+        w = Ops::live_word(b, --k);
+      }
+    } else {
+      std::uint32_t k = j;
+      while (n-- != 0 && k != 0) k = prev_assigned(b, k);
+      return k;
+    }
+  }
+  // Requires: n < b.live_. Returns: the n-th (0-based) assigned user chunk
+  // of b, found from whichever end is nearer in rank.
+  static std::uint32_t nth_in_bin(const bin_base& b, std::size_t n) noexcept {
+    return n < b.live_ / 2 ? nth_after(b, 0, n + 1) : nth_before(b, b.last(), b.live_ - n);
   }
 
   static constexpr std::size_t chunks_offset(std::uint32_t cap) noexcept {

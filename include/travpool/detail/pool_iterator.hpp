@@ -211,6 +211,54 @@ class pool_iterator {
     }
   }
 
+  // ---- distance, advance, next, prev ([hive.overview]: P0447 asks that
+  // they be overloaded for hive iterators) ---------------------------------
+  // Whole bins are skipped by their live counts; within a bin the live
+  // chunks are counted (or the n-th found) with a popcount per bitmap word
+  // (layout_traits::count_between, nth_after). Found by argument-dependent
+  // lookup (these hidden friends) and by std::distance, std::advance,
+  // std::next and std::prev (the overloads at the end of this file).
+  // Requires: as theirs (iterators of one pool, not singular), and no
+  // other thread changes the pool meanwhile (concurrent_pool,
+  // concurrent_hive: quiescent).
+
+  // distance(a, b): the number of ++ from a to b; negative if b comes before a
+  // (as plf::hive's distance). Complexity: O(1) to order them, then
+  // O(bins between) plus, in a's and b's bins, a popcount per 64 chunks
+  // of at most half of each bin (from the nearer end); within one bin,
+  // one per 64 chunks between them.
+  static difference_type distance_between(const pool_iterator& a, const pool_iterator& b) noexcept(unchecked) {
+    a.check_position("measuring the distance from");
+    b.check_position("measuring the distance to");
+    if (a == b) return 0;
+    if (b < a) return -static_cast<difference_type>(forward_distance(b, a));
+    return static_cast<difference_type>(forward_distance(a, b));
+  }
+  // Effects: *this becomes the iterator n increments (-n decrements, n < 0)
+  // away. Requires: that iterator exists (between begin() and end()); with
+  // checks::on or checks::hardened, a step past end() or before begin()
+  // throws usage_error (*this is then unchanged); without checks it stops
+  // at end() (begin()). Complexity: as distance over the elements passed.
+  void advance_by(difference_type n) noexcept(unchecked) {
+    check_position("advancing");
+    if (n > 0)
+      *this = forward(static_cast<std::size_t>(n));
+    else if (n < 0)
+      *this = backward(std::size_t{0} - static_cast<std::size_t>(n));
+  }
+  friend difference_type distance(const pool_iterator& a, const pool_iterator& b) noexcept(unchecked) {
+    return distance_between(a, b);
+  }
+  friend void advance(pool_iterator& it, difference_type n) noexcept(unchecked) { it.advance_by(n); }
+  friend pool_iterator next(pool_iterator it, difference_type n = 1) noexcept(unchecked) {
+    it.advance_by(n);
+    return it;
+  }
+  friend pool_iterator prev(pool_iterator it, difference_type n = 1) noexcept(unchecked) {
+    it.advance_by(-n);
+    return it;
+  }
+
  private:
   template <class, class...>
   friend class ::travpool::TRAVPOOL_ABI_NAMESPACE::basic_pool;
@@ -308,6 +356,65 @@ class pool_iterator {
     return false;
   }
 
+  // distance and advance: the iterator must not be singular and, unless at
+  // end, must be at a live element (checks::on, checks::hardened).
+  void check_position([[maybe_unused]] const char* what) const {
+    if constexpr (!unchecked) {
+      if (bin_ == nullptr) throw_misuse(what, true);
+      if (!bin_->is_root()) check(what);
+    }
+  }
+  // Requires: a before b. Returns: the elements of [a, b).
+  static std::size_t forward_distance(const pool_iterator& a, const pool_iterator& b) noexcept {
+    if (a.bin_ == b.bin_) return 1 + traits::count_between(*a.bin_, a.index(), b.index());
+    std::size_t n = traits::count_after(*a.bin_, a.index()) + 1;  // a is not at end: it comes first
+    const bin_base* x = a.bin_->next_;
+    for (; x != b.bin_; x = x->next_) n += x->live_;
+    if (!x->is_root()) n += traits::count_before(*x, b.index());
+    return n;
+  }
+  // Returns: the iterator n >= 1 increments after *this.
+  pool_iterator forward(std::size_t n) const {
+    bin_base* x = bin_;
+    if (!x->is_root()) {
+      const std::uint32_t i = index();
+      if (n < x->live_) {  // perhaps within this bin: look for it from i
+        const std::uint32_t j = traits::nth_after(*x, i, n);
+        if (j != x->last()) return pool_iterator(x, j);
+      }
+      n -= traits::count_after(*x, i) + 1;  // now: past the first element of the bins after x
+      x = x->next_;
+      while (!x->is_root() && n >= x->live_) {
+        n -= x->live_;
+        x = x->next_;
+      }
+      if (!x->is_root()) return pool_iterator(x, traits::nth_in_bin(*x, n));
+      if (n == 0) return at_end(x);
+    }
+    if constexpr (!unchecked) throw usage_error("travpool: advancing an iterator past end()");
+    return at_end(x);
+  }
+  // Returns: the iterator n >= 1 decrements before *this.
+  pool_iterator backward(std::size_t n) const {
+    bin_base* x = bin_;
+    if (!x->is_root()) {
+      const std::uint32_t i = index();
+      if (n < x->live_) {
+        const std::uint32_t j = traits::nth_before(*x, i, n);
+        if (j != 0) return pool_iterator(x, j);
+      }
+      n -= traits::count_before(*x, i);  // now: back from the end of the bins before x
+    }
+    x = x->prev_;
+    while (!x->is_root() && n > x->live_) {
+      n -= x->live_;
+      x = x->prev_;
+    }
+    if (!x->is_root()) return pool_iterator(x, traits::nth_in_bin(*x, x->live_ - n));
+    if constexpr (!unchecked) throw usage_error("travpool: advancing an iterator before begin()");
+    return first_from(x->next_);
+  }
+
   // Returns: the last element of the last non-empty bin from `b` back, or end.
   TRAVPOOL_NOINLINE static pool_iterator last_from(bin_base* b) noexcept {
     b = b->prev_nonempty();
@@ -323,3 +430,76 @@ class pool_iterator {
 
 }  // namespace detail
 }  // namespace travpool
+
+// std::distance, std::advance, std::next and std::prev for travpool's
+// iterators (pool<T>, concurrent_pool, hive, concurrent_hive) and their
+// reverse_iterators, so that a qualified std::distance(first, last) skips
+// whole bins too. The standard's own templates dispatch on the iterator
+// category and step a bidirectional iterator one element at a time (so do
+// libstdc++'s, libc++'s and MSVC's); P0447 asks that hive's iterators have
+// these overloaded, and adding them to namespace std is what its reference
+// implementation, plf::hive, does (strictly the standard does not allow a
+// program to add them there; no implementation rejects it). These are more
+// specialized than the standard's, so partial ordering picks them. Calls
+// in the standard library's own templates, which name std::distance where
+// they are defined, before these, keep the standard's.
+namespace std {
+template <class T, class Ops, bool C, travpool::detail::checks_level K, bool S>
+typename travpool::detail::pool_iterator<T, Ops, C, K, S>::difference_type distance(
+    travpool::detail::pool_iterator<T, Ops, C, K, S> first,
+    travpool::detail::pool_iterator<T, Ops, C, K, S> last) noexcept(K == travpool::detail::checks_level::off) {
+  return first.distance_between(first, last);
+}
+template <class T, class Ops, bool C, travpool::detail::checks_level K, bool S, class Distance>
+void advance(travpool::detail::pool_iterator<T, Ops, C, K, S>& it,
+             Distance n) noexcept(K == travpool::detail::checks_level::off) {
+  it.advance_by(static_cast<typename travpool::detail::pool_iterator<T, Ops, C, K, S>::difference_type>(n));
+}
+template <class T, class Ops, bool C, travpool::detail::checks_level K, bool S>
+travpool::detail::pool_iterator<T, Ops, C, K, S> next(
+    travpool::detail::pool_iterator<T, Ops, C, K, S> it,
+    typename travpool::detail::pool_iterator<T, Ops, C, K, S>::difference_type n =
+        1) noexcept(K == travpool::detail::checks_level::off) {
+  it.advance_by(n);
+  return it;
+}
+template <class T, class Ops, bool C, travpool::detail::checks_level K, bool S>
+travpool::detail::pool_iterator<T, Ops, C, K, S> prev(
+    travpool::detail::pool_iterator<T, Ops, C, K, S> it,
+    typename travpool::detail::pool_iterator<T, Ops, C, K, S>::difference_type n =
+        1) noexcept(K == travpool::detail::checks_level::off) {
+  it.advance_by(-n);
+  return it;
+}
+// Reverse iterators: the same on their bases, in the other direction.
+template <class T, class Ops, bool C, travpool::detail::checks_level K, bool S>
+typename travpool::detail::pool_iterator<T, Ops, C, K, S>::difference_type distance(
+    reverse_iterator<travpool::detail::pool_iterator<T, Ops, C, K, S>> first,
+    reverse_iterator<travpool::detail::pool_iterator<T, Ops, C, K, S>>
+        last) noexcept(K == travpool::detail::checks_level::off) {
+  return last.base().distance_between(last.base(), first.base());
+}
+template <class T, class Ops, bool C, travpool::detail::checks_level K, bool S, class Distance>
+void advance(reverse_iterator<travpool::detail::pool_iterator<T, Ops, C, K, S>>& it,
+             Distance n) noexcept(K == travpool::detail::checks_level::off) {
+  auto base = it.base();
+  base.advance_by(-static_cast<typename travpool::detail::pool_iterator<T, Ops, C, K, S>::difference_type>(n));
+  it = reverse_iterator<travpool::detail::pool_iterator<T, Ops, C, K, S>>(base);
+}
+template <class T, class Ops, bool C, travpool::detail::checks_level K, bool S>
+reverse_iterator<travpool::detail::pool_iterator<T, Ops, C, K, S>> next(
+    reverse_iterator<travpool::detail::pool_iterator<T, Ops, C, K, S>> it,
+    typename travpool::detail::pool_iterator<T, Ops, C, K, S>::difference_type n =
+        1) noexcept(K == travpool::detail::checks_level::off) {
+  std::advance(it, n);
+  return it;
+}
+template <class T, class Ops, bool C, travpool::detail::checks_level K, bool S>
+reverse_iterator<travpool::detail::pool_iterator<T, Ops, C, K, S>> prev(
+    reverse_iterator<travpool::detail::pool_iterator<T, Ops, C, K, S>> it,
+    typename travpool::detail::pool_iterator<T, Ops, C, K, S>::difference_type n =
+        1) noexcept(K == travpool::detail::checks_level::off) {
+  std::advance(it, -n);
+  return it;
+}
+}  // namespace std
