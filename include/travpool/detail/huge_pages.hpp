@@ -52,7 +52,8 @@
 // of 0.37 s on 4 KiB pages). Under `never` a pool's pages are faulted as
 // written: a pool of a few elements holds a few pages. (Blocks that a
 // hive takes from std::allocator are populated under every policy unless
-// advised huge: a hive's blocks grow with it, allocator_spans.hpp.)
+// advised huge, or of one granule: a hive's blocks grow with it,
+// allocator_spans.hpp.)
 // Thread-safety: all state is atomic; concurrent samples may interleave in
 // the window, which only changes which samples are the last ones.
 #pragma once
@@ -174,6 +175,7 @@ struct huge_page_choice {
   // allocator's memory (users_memory: not std::allocator's) and the policy
   // is never, which leaves a user's arena to be written as elements
   // arrive. std::allocator's memory is populated under every policy.
+  // (allocator_spans asks only for blocks of more than one granule.)
   static first_touch touch_for_allocator_memory(bool users_memory, span_advice a = {}) noexcept {
     if (a.sample) return {first_touch::sample};
     if (a.huge) return {first_touch::none};
