@@ -48,6 +48,10 @@
 //   group.
 // * Iterator relational operators are O(1): addresses within a block, the
 //   blocks' ranks across blocks (layout_traits::rank; pool_iterator.hpp).
+// * std::advance, std::next, std::prev and std::distance are overloaded
+//   for the iterators (in namespace std, as plf::hive does; also hidden
+//   friends for ADL): whole blocks skipped by their live counts, a popcount
+//   per 64 chunks within a block (pool_iterator.hpp).
 //
 // Threads
 // -------
