@@ -1,6 +1,6 @@
 // bench/standalone/range_step_designs.cpp: what one iterator step over a
-// bitmap costs, by design, against a dense loop (docs/sweeps.md, "Why
-// range-for trails for_each on a dense pool"). No pool: 20 M elements of
+// bitmap costs, by design, against a dense loop (docs/experiments.md,
+// "Iterator step designs"). No pool: 20 M elements of
 // 24 B in one array on transparent huge pages, and a bitmap of their live
 // bits (dense, or 10 % / 50 % cleared at random); every loop sums x + y + z
 // of the live elements and differs only in how it steps:
