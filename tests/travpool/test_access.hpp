@@ -27,6 +27,19 @@ struct test_access {
     p.core_.growing_.on.store(on);
   }
 
+  // Stands in for another thread creating or destroying in bin b of a
+  // tracked pool (checks::on, checks::hardened: bin.hpp's modification
+  // count is odd while it does), or ends that: each call toggles.
+  static void toggle_changing(const bin_base* b) {
+    const_cast<bin_base*>(b)->mods_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // The bin an iterator is in (its pool's root at end).
+  template <class It>
+  static const bin_base* bin_of(const It& it) {
+    return it.bin_;
+  }
+
   // Bins in list order.
   template <class Pool>
   static std::vector<const bin_base*> bins(const Pool& p) {

@@ -385,19 +385,43 @@ class pool_iterator {
       if (!bin_->is_root()) check(what);
     }
   }
-  // Requires: a before b. Returns: the elements of [a, b).
-  static std::size_t forward_distance(const pool_iterator& a, const pool_iterator& b) noexcept {
+  // checks::on, checks::hardened: a bin whose live count or bitmap
+  // distance and advance read, passing over it or entering it, must not be
+  // changing (as a step with ++ asks).
+  static void check_quiescent([[maybe_unused]] const bin_base& b, [[maybe_unused]] const char* what) {
+    if constexpr (!unchecked) {
+      if (changing(b)) throw_racing(what);
+    }
+  }
+  // Requires: a before b, both of one pool. Returns: the elements of
+  // [a, b). Iterators of two pools (a's bin list ends at its root without
+  // reaching b's bin): with checks, usage_error; without, the elements
+  // from a to a's end (the precondition is broken, but the walk ends).
+  static std::size_t forward_distance(const pool_iterator& a, const pool_iterator& b) noexcept(unchecked) {
+    check_quiescent(*a.bin_, "measuring the distance from");  // a is not at end: it comes first
     if (a.bin_ == b.bin_) return 1 + traits::count_between(*a.bin_, a.index(), b.index());
-    std::size_t n = traits::count_after(*a.bin_, a.index()) + 1;  // a is not at end: it comes first
+    std::size_t n = traits::count_after(*a.bin_, a.index()) + 1;
     const bin_base* x = a.bin_->next_;
-    for (; x != b.bin_; x = x->next_) n += x->live_;
-    if (!x->is_root()) n += traits::count_before(*x, b.index());
+    for (; x != b.bin_ && !x->is_root(); x = x->next_) {
+      check_quiescent(*x, "measuring the distance from");
+      n += x->live_;
+    }
+    if (x != b.bin_) {
+      if constexpr (!unchecked)
+        throw usage_error("travpool: measuring the distance between iterators of different pools");
+      return n;
+    }
+    if (!x->is_root()) {
+      check_quiescent(*x, "measuring the distance to");
+      n += traits::count_before(*x, b.index());
+    }
     return n;
   }
   // Returns: the iterator n >= 1 increments after *this.
   pool_iterator forward(std::size_t n) const {
     bin_base* x = bin_;
     if (!x->is_root()) {
+      check_quiescent(*x, "advancing");
       const std::uint32_t i = index();
       if (n < x->live_) {  // perhaps within this bin: look for it from i
         const std::uint32_t j = traits::nth_after(*x, i, n);
@@ -405,11 +429,12 @@ class pool_iterator {
       }
       n -= traits::count_after(*x, i) + 1;  // now: past the first element of the bins after x
       x = x->next_;
-      while (!x->is_root() && n >= x->live_) {
+      while (!x->is_root()) {
+        check_quiescent(*x, "advancing");
+        if (n < x->live_) return pool_iterator(x, traits::nth_in_bin(*x, n));
         n -= x->live_;
         x = x->next_;
       }
-      if (!x->is_root()) return pool_iterator(x, traits::nth_in_bin(*x, n));
       if (n == 0) return at_end(x);
     }
     if constexpr (!unchecked) throw usage_error("travpool: advancing an iterator past end()");
@@ -419,6 +444,7 @@ class pool_iterator {
   pool_iterator backward(std::size_t n) const {
     bin_base* x = bin_;
     if (!x->is_root()) {
+      check_quiescent(*x, "advancing");
       const std::uint32_t i = index();
       if (n < x->live_) {
         const std::uint32_t j = traits::nth_before(*x, i, n);
@@ -427,11 +453,12 @@ class pool_iterator {
       n -= traits::count_before(*x, i);  // now: back from the end of the bins before x
     }
     x = x->prev_;
-    while (!x->is_root() && n > x->live_) {
+    while (!x->is_root()) {
+      check_quiescent(*x, "advancing");
+      if (n <= x->live_) return pool_iterator(x, traits::nth_in_bin(*x, x->live_ - n));
       n -= x->live_;
       x = x->prev_;
     }
-    if (!x->is_root()) return pool_iterator(x, traits::nth_in_bin(*x, x->live_ - n));
     if constexpr (!unchecked) throw usage_error("travpool: advancing an iterator before begin()");
     return first_from(x->next_);
   }

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <iterator>
 #include <random>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -19,6 +20,8 @@
 
 #include <travpool/hive.hpp>
 #include <travpool/pool.hpp>
+
+#include "../test_access.hpp"
 
 namespace {
 
@@ -210,4 +213,86 @@ TEST_CASE("pool iterators: distance across many blocks, in both directions", "[p
   CHECK(std::prev(h.end(), n) == h.begin());
   using std::distance;  // the std overload and the hidden friend: no ambiguity
   CHECK(distance(h.cbegin(), h.cend()) == n);
+}
+
+namespace {
+using checked_hive = travpool::hive<int, std::allocator<int>, travpool::checks::on>;
+using hardened_hive = travpool::hive<int, std::allocator<int>, travpool::checks::hardened>;
+using unchecked_hive = travpool::hive<int, std::allocator<int>, travpool::checks::off>;
+using checked_pool = travpool::basic_pool<int, travpool::checks::on>;
+using unchecked_pool = travpool::basic_pool<int, travpool::checks::off>;
+}  // namespace
+
+// The std overload, not the standard's template, is chosen (it is noexcept
+// without checks; libstdc++'s and libc++'s std::distance etc. are not).
+static_assert(noexcept(std::distance(std::declval<unchecked_hive::iterator>(),
+                                     std::declval<unchecked_hive::iterator>())));
+static_assert(noexcept(std::next(std::declval<unchecked_hive::const_iterator>(), 5)));
+static_assert(noexcept(std::distance(std::declval<unchecked_hive::reverse_iterator>(),
+                                     std::declval<unchecked_hive::reverse_iterator>())));
+
+TEST_CASE("pool iterators: distance between iterators of two containers ends", "[pool_iterator][distance]") {
+  // The walk over a's bins towards b's stops at a's end (it went round
+  // a's circular bin list before). With checks, usage_error.
+  auto two = [](auto& p, auto& q) {
+    for (int i = 0; i < 50; ++i) {
+      if constexpr (requires { p.create(0); }) {
+        p.create(i);
+        q.create(i);
+      } else {
+        p.insert(i);
+        q.insert(i);
+      }
+    }
+  };
+  SECTION("hive, checks::on") {
+    checked_hive p(hive_limits(3, 8)), q(hive_limits(3, 8));
+    two(p, q);
+    CHECK_THROWS_AS(std::distance(p.begin(), q.end()), travpool::usage_error);
+    CHECK_THROWS_AS(std::distance(q.begin(), p.end()), travpool::usage_error);
+    CHECK_THROWS_AS(distance(p.begin(), std::next(q.begin(), 20)), travpool::usage_error);
+    CHECK_THROWS_AS(std::distance(std::next(q.begin(), 20), p.begin()), travpool::usage_error);
+  }
+  SECTION("pool, checks::on") {
+    checked_pool p(travpool::bin_capacity{8}), q(travpool::bin_capacity{8});
+    two(p, q);
+    CHECK_THROWS_AS(std::distance(p.begin(), q.end()), travpool::usage_error);
+    CHECK_THROWS_AS(std::distance(q.begin(), p.end()), travpool::usage_error);
+  }
+  SECTION("hive and pool, checks::off: undefined, but it returns") {
+    unchecked_hive p(hive_limits(3, 8)), q(hive_limits(3, 8));
+    two(p, q);
+    CHECK(std::distance(p.begin(), q.end()) >= 0);
+    unchecked_pool r(travpool::bin_capacity{8}), s(travpool::bin_capacity{8});
+    two(r, s);
+    CHECK(std::distance(r.begin(), s.end()) >= 0);
+  }
+}
+
+TEST_CASE("pool iterators: distance and advance check every bin they read for modification",
+          "[pool_iterator][distance]") {
+  // test_access::toggle_changing stands in for another thread inside a
+  // create or destroy of the middle bin (its modification count odd).
+  auto run = [](auto h) {
+    for (int i = 0; i < 60; ++i) h.insert(i);
+    using access = travpool::detail::test_access;
+    std::vector<const travpool::detail::bin_base*> bins;  // the non-empty ones, in order
+    for (auto it = h.begin(); it != h.end(); ++it)
+      if (bins.empty() || bins.back() != access::bin_of(it)) bins.push_back(access::bin_of(it));
+    REQUIRE(bins.size() >= 5);
+    const auto* mid = bins[bins.size() / 2];
+    const auto first = h.begin();
+    const auto last = std::prev(h.end());
+    access::toggle_changing(mid);
+    CHECK_THROWS_AS(std::distance(h.begin(), h.end()), travpool::usage_error);  // passes over it
+    CHECK_THROWS_AS(std::distance(h.end(), h.begin()), travpool::usage_error);
+    CHECK_THROWS_AS(std::next(first, 50), travpool::usage_error);
+    CHECK_THROWS_AS(std::prev(last, 50), travpool::usage_error);
+    CHECK_THROWS_AS(std::next(first, 30), travpool::usage_error);  // enters it (60 in 4-element blocks or fewer)
+    access::toggle_changing(mid);
+    CHECK(std::distance(h.begin(), h.end()) == 60);
+    CHECK(std::next(first, 50) == std::prev(h.end(), 10));
+  };
+  SECTION("checks::on") { run(checked_hive(hive_limits(3, 4))); }
+  SECTION("checks::hardened") { run(hardened_hive(hive_limits(3, 4))); }
 }
