@@ -244,25 +244,32 @@ class pool_iterator {
   // times that).
   void advance_by(difference_type n) noexcept(unchecked) {
     check_position("advancing");
+    pool_iterator it = *this;  // *this changes only once the step is made
     if (n > 0) {
       if (n <= step_limit) {
-        for (; n != 0 && !bin_->is_root(); --n) ++*this;
-        if (n == 0) return;
+        for (; n != 0 && !it.bin_->is_root(); --n) ++it;
+        if (n == 0) {
+          *this = it;
+          return;
+        }
       }
-      *this = forward(static_cast<std::size_t>(n));  // at end: past it
+      *this = it.forward(static_cast<std::size_t>(n));  // at end: past it
     } else if (n < 0) {
       if (n >= -step_limit) {
         for (; n != 0; ++n) {
-          const pool_iterator before = *this;
-          --*this;
-          if (bin_->is_root()) {  // -- from begin() wrapped around to end()
-            *this = before;
+          const pool_iterator before = it;
+          --it;
+          if (it.bin_->is_root()) {  // -- from begin() wrapped around to end()
+            it = before;
             break;
           }
         }
-        if (n == 0) return;
+        if (n == 0) {
+          *this = it;
+          return;
+        }
       }
-      *this = backward(std::size_t{0} - static_cast<std::size_t>(n));  // at begin: before it
+      *this = it.backward(std::size_t{0} - static_cast<std::size_t>(n));  // at begin: before it
     }
   }
   friend difference_type distance(const pool_iterator& a, const pool_iterator& b) noexcept(unchecked) {

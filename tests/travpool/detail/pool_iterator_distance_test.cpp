@@ -296,3 +296,45 @@ TEST_CASE("pool iterators: distance and advance check every bin they read for mo
   SECTION("checks::on") { run(checked_hive(hive_limits(3, 4))); }
   SECTION("checks::hardened") { run(hardened_hive(hive_limits(3, 4))); }
 }
+
+TEST_CASE("pool iterators: advance that throws leaves the iterator unchanged", "[pool_iterator][distance]") {
+  checked_hive h;
+  h.insert(1);
+  auto it = h.begin();
+  CHECK_THROWS_AS(std::advance(it, 3), travpool::usage_error);  // ++ reaches end(), then past it
+  CHECK(it == h.begin());
+  CHECK_THROWS_AS(advance(it, 3), travpool::usage_error);
+  CHECK(it == h.begin());
+  auto e = h.end();
+  CHECK_THROWS_AS(std::advance(e, -3), travpool::usage_error);  // -- reaches begin(), then before it
+  CHECK(e == h.end());
+  auto r = h.rbegin();
+  CHECK_THROWS_AS(std::advance(r, 3), travpool::usage_error);
+  CHECK(r == h.rbegin());
+}
+
+TEST_CASE("pool iterators: unqualified calls with an element type from std, and reverse ranges",
+          "[pool_iterator][distance]") {
+  using namespace std;  // std::distance etc. and the hidden friends both visible; no ambiguity
+  travpool::hive<string> h(hive_limits(3, 8));
+  for (int i = 0; i < 100; ++i) h.insert(to_string(i));
+  h.erase(next(h.begin(), 10));
+  const auto n = static_cast<ptrdiff_t>(h.size());
+  CHECK(distance(h.begin(), h.end()) == n);
+  CHECK(distance(h.cend(), h.cbegin()) == -n);
+  auto it = h.begin();
+  advance(it, n);
+  CHECK(it == h.end());
+  CHECK(next(h.begin(), n) == h.end());
+  CHECK(prev(h.end(), n) == h.begin());
+  // Reverse iterators, rend() included.
+  CHECK(distance(h.rbegin(), h.rend()) == n);
+  CHECK(distance(h.rend(), h.rbegin()) == -n);
+  CHECK(next(h.rbegin(), n) == h.rend());
+  CHECK(prev(h.rend(), n) == h.rbegin());
+  CHECK(*prev(h.rend()) == *h.begin());
+  auto r = h.rend();
+  advance(r, -n);
+  CHECK(r == h.rbegin());
+  CHECK(distance(next(h.rbegin(), 7), h.rend()) == n - 7);
+}
