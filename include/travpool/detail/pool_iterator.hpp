@@ -238,7 +238,14 @@ class pool_iterator {
   // away. Requires: that iterator exists (between begin() and end()); with
   // checks::on or checks::hardened, a step past end() or before begin()
   // throws usage_error (*this is then unchanged); without checks it stops
-  // at end() (begin()). Complexity: as distance over the elements passed.
+  // at end() (begin()). With checks, *this must also be at a live element
+  // or at end(): checks::hardened too rejects an iterator whose element was
+  // destroyed, although ++ from one in the compact layout (unchecked by
+  // hardened there) steps to the next live element (docs/api.md, Checks).
+  // Beyond step_limit, every bin whose live count or bitmap is read must
+  // not be changing (with checks, the racing usage_error of ++); the steps
+  // with ++ and -- check what they check. Complexity: as distance over the
+  // elements passed.
   // Up to `step_limit` steps are taken with ++ and -- (a step costs about
   // a nanosecond; a count or search in the bitmap, several popcounts, ten
   // times that).
