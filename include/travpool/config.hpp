@@ -38,6 +38,15 @@
 //       MADV_POPULATE_WRITE, no MAP_NORESERVE, and pages dropped by a
 //       fresh mapping rather than MADV_DONTNEED. scripts/test.sh's libc++
 //       stage builds with it. Must be the same in every translation unit.
+//   TRAVPOOL_NO_STD_ITERATOR_OVERLOADS  default: undefined. Defined, the
+//       overloads of std::distance, std::advance, std::next and std::prev
+//       for travpool's iterators (detail/pool_iterator.hpp; adding
+//       overloads to namespace std is formally undefined behaviour) are not
+//       declared: qualified calls then take the standard's templates, which
+//       step one element at a time; unqualified calls (distance(a, b),
+//       found by argument-dependent lookup) keep skipping whole bins.
+//       Should be the same in every translation unit (docs/hive.md,
+//       "distance, advance, next, prev").
 //
 // Environment variables (read once, on first use)
 // -----------------------------------------------

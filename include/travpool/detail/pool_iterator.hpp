@@ -499,12 +499,17 @@ class pool_iterator {
 // whole bins too. The standard's own templates dispatch on the iterator
 // category and step a bidirectional iterator one element at a time (so do
 // libstdc++'s, libc++'s and MSVC's); P0447 asks that hive's iterators have
-// these overloaded, and adding them to namespace std is what its reference
-// implementation, plf::hive, does (strictly the standard does not allow a
-// program to add them there; no implementation rejects it). These are more
-// specialized than the standard's, so partial ordering picks them. Calls
-// in the standard library's own templates, which name std::distance where
-// they are defined, before these, keep the standard's.
+// these overloaded. These are more specialized than the standard's, so
+// partial ordering picks them, but only for a qualified call in code that
+// sees them: a template that calls std::distance and was defined in a
+// header included before travpool's (the standard library's own algorithms
+// among them) does not find them and keeps stepping. Adding overloads to
+// namespace std is formally undefined behaviour ([namespace.std]); plf::hive,
+// P0447's reference implementation, relies on it likewise, and no
+// implementation rejects it. Defining TRAVPOOL_NO_STD_ITERATOR_OVERLOADS
+// (config.hpp) before including travpool leaves them out; the hidden
+// friends above, found by unqualified calls, stay.
+#ifndef TRAVPOOL_NO_STD_ITERATOR_OVERLOADS
 namespace std {
 template <class T, class Ops, bool C, travpool::detail::checks_level K, bool S>
 typename travpool::detail::pool_iterator<T, Ops, C, K, S>::difference_type distance(
@@ -565,3 +570,4 @@ reverse_iterator<travpool::detail::pool_iterator<T, Ops, C, K, S>> prev(
   return it;
 }
 }  // namespace std
+#endif  // TRAVPOOL_NO_STD_ITERATOR_OVERLOADS
