@@ -177,7 +177,7 @@ using iter_value_t = typename std::iterator_traits<I>::value_type;
 inline namespace TRAVPOOL_ABI_NAMESPACE {
 
 template <class T, class Allocator = std::allocator<T>, class... Options>
-requires detail::allocator_like<Allocator>
+requires ::travpool::detail::allocator_like<Allocator>
 class hive {
   static_assert(std::is_object_v<T> && !std::is_const_v<T> && !std::is_volatile_v<T> && !std::is_array_v<T>,
                 "travpool::hive: T must be a non-const, non-array object type");

@@ -67,7 +67,7 @@ inline namespace TRAVPOOL_ABI_NAMESPACE {
 template <class T, class... Options>
 class basic_pool;
 template <class T, class Allocator, class... Options>
-requires detail::allocator_like<Allocator>
+requires ::travpool::detail::allocator_like<Allocator>
 class hive;
 }  // namespace TRAVPOOL_ABI_NAMESPACE
 
@@ -296,7 +296,7 @@ class pool_iterator {
   template <class, class...>
   friend class ::travpool::TRAVPOOL_ABI_NAMESPACE::basic_pool;
   template <class, class A, class...>
-  requires allocator_like<A>
+  requires ::travpool::detail::allocator_like<A>
   friend class ::travpool::TRAVPOOL_ABI_NAMESPACE::hive;
   template <class, class, bool, checks_level, bool>
   friend class pool_iterator;
