@@ -177,7 +177,6 @@ using iter_value_t = typename std::iterator_traits<I>::value_type;
 inline namespace TRAVPOOL_ABI_NAMESPACE {
 
 template <class T, class Allocator = std::allocator<T>, class... Options>
-requires ::travpool::detail::allocator_like<Allocator>
 class hive {
   static_assert(std::is_object_v<T> && !std::is_const_v<T> && !std::is_volatile_v<T> && !std::is_array_v<T>,
                 "travpool::hive: T must be a non-const, non-array object type");
@@ -244,9 +243,14 @@ class hive {
     reserve(n);
     for (; n != 0; --n) emplace();
   }
-  // Effects: n copies of v.
-  hive(size_type n, const T& v, const Allocator& a = Allocator()) : hive(n, v, block_capacity_default_limits(), a) {}
-  hive(size_type n, const T& v, hive_limits limits, const Allocator& a = Allocator()) : hive(limits, a) {
+  // Effects: n copies of v. (The allocator's type, here and in the
+  // initializer_list constructors, is std::type_identity_t<Allocator>, so
+  // that their implicit deduction guides do not deduce Allocator: the
+  // explicit guides after the class do, constrained.)
+  hive(size_type n, const T& v, const std::type_identity_t<Allocator>& a = Allocator())
+      : hive(n, v, block_capacity_default_limits(), a) {}
+  hive(size_type n, const T& v, hive_limits limits, const std::type_identity_t<Allocator>& a = Allocator())
+      : hive(limits, a) {
     insert(n, v);
   }
   // Effects: the elements of [first, last), which iterate in that order.
@@ -265,8 +269,10 @@ class hive {
   hive(from_range_t, R&& r, hive_limits limits, const Allocator& a = Allocator()) : hive(limits, a) {
     insert_range(std::forward<R>(r));
   }
-  hive(std::initializer_list<T> il, const Allocator& a = Allocator()) : hive(il, block_capacity_default_limits(), a) {}
-  hive(std::initializer_list<T> il, hive_limits limits, const Allocator& a = Allocator()) : hive(limits, a) {
+  hive(std::initializer_list<T> il, const std::type_identity_t<Allocator>& a = Allocator())
+      : hive(il, block_capacity_default_limits(), a) {}
+  hive(std::initializer_list<T> il, hive_limits limits, const std::type_identity_t<Allocator>& a = Allocator())
+      : hive(limits, a) {
     insert(il);
   }
 
@@ -868,8 +874,23 @@ typename hive<T, Allocator, Options...>::size_type erase(hive<T, Allocator, Opti
 
 // The deduction guides take no part in overload resolution when the type
 // deduced for Allocator does not qualify as an allocator
-// ([container.reqmts]); the constructors' implicit guides drop out too,
-// by the class's constraint on Allocator.
+// ([container.reqmts]). The constructors that take T and an allocator
+// (n copies, initializer_list) take it as type_identity_t<Allocator>, so
+// their implicit guides deduce only T (Allocator defaults to
+// std::allocator<T>), and the guides for them with an allocator are
+// explicit, constrained, here. (Constraining those constructors instead
+// did not serve: Clang instantiates hive<T, float> to check such a
+// constraint.) The class template itself is unconstrained, so that
+// hive<Node, my_alloc<Node>> may be named inside Node's definition, while
+// Node is incomplete.
+template <class T, detail::allocator_like Allocator>
+hive(std::size_t, T, Allocator) -> hive<T, Allocator>;
+template <class T, detail::allocator_like Allocator>
+hive(std::size_t, T, hive_limits, Allocator) -> hive<T, Allocator>;
+template <class T, detail::allocator_like Allocator>
+hive(std::initializer_list<T>, Allocator) -> hive<T, Allocator>;
+template <class T, detail::allocator_like Allocator>
+hive(std::initializer_list<T>, hive_limits, Allocator) -> hive<T, Allocator>;
 template <detail::legacy_input_iterator InputIterator,
           detail::allocator_like Allocator = std::allocator<detail::iter_value_t<InputIterator>>>
 hive(InputIterator, InputIterator, Allocator = Allocator()) -> hive<detail::iter_value_t<InputIterator>, Allocator>;

@@ -8,7 +8,9 @@
 //   that T be MoveInsertable, MoveAssignable and Swappable;
 // * deduction guides, which must not take part in overload resolution when
 //   the type deduced for Allocator does not qualify as an allocator
-//   ([container.reqmts]).
+//   ([container.reqmts]);
+// * a hive of a type named inside that type's own definition (a tree node
+//   holding a hive of its children), while the type is incomplete.
 #include <algorithm>
 #include <compare>
 #include <cstddef>
@@ -290,4 +292,44 @@ TEST_CASE("hive: deduction guides do not take part when Allocator is not an allo
   CHECK(a.size() == 3);
   CHECK(b.size() == 3);
   CHECK(c.size() == 2);
+}
+
+// ---- A hive named inside its element type's definition -----------------------------------
+
+namespace {
+
+// An allocator whose allocate is there only for a complete T: naming
+// hive<node, complete_only<node>> inside node asked, when hive's class
+// template was constrained by allocator_like, whether allocate(size_t) was
+// callable while node was incomplete (a hard error: sizeof an incomplete
+// type).
+template <class T>
+struct complete_only {
+  using value_type = T;
+  complete_only() = default;
+  template <class U>
+  complete_only(const complete_only<U>&) noexcept {}  // NOLINT(google-explicit-constructor)
+  T* allocate(std::size_t n) requires(sizeof(T) > 0) { return std::allocator<T>().allocate(n); }
+  void deallocate(T* p, std::size_t n) noexcept { std::allocator<T>().deallocate(p, n); }
+  friend bool operator==(const complete_only&, const complete_only&) noexcept { return true; }
+};
+
+struct tree_node {
+  int value = 0;
+  std::unique_ptr<travpool::hive<tree_node, complete_only<tree_node>>> children;
+  travpool::hive<tree_node*, complete_only<tree_node*>> links;  // a hive of pointers to the incomplete type
+};
+
+}  // namespace
+
+TEST_CASE("hive: named inside its element type's own definition", "[hive][conformance]") {
+  tree_node root;
+  root.children = std::make_unique<travpool::hive<tree_node, complete_only<tree_node>>>();
+  for (int i = 0; i < 3; ++i) root.children->insert(tree_node{i, nullptr, {}});
+  for (tree_node& c : *root.children) root.links.insert(&c);
+  CHECK(root.children->size() == 3);
+  CHECK(root.links.size() == 3);
+  int sum = 0;
+  for (const tree_node* c : root.links) sum += c->value;
+  CHECK(sum == 3);
 }

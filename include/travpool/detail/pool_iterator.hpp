@@ -53,9 +53,11 @@ namespace detail {
 // Whether A qualifies as an allocator for the deduction guides
 // ([container.reqmts]: a type with a member value_type and an
 // allocate(size_t); libc++'s __is_allocator asks the same). hive's
-// Allocator parameter is constrained by it, so that the guides the
-// constructors imply drop out for a type that does not qualify, as the
-// explicit ones (hive.hpp) do.
+// explicit deduction guides are constrained by it (its constructors'
+// implicit guides do not deduce Allocator), so that they drop out for a
+// type that does not qualify. hive's class template itself is not: naming
+// hive<Node, my_alloc<Node>> inside Node's definition must not ask it
+// while Node is incomplete.
 template <class A>
 concept allocator_like = requires(A& a) {
   typename A::value_type;
@@ -67,7 +69,6 @@ inline namespace TRAVPOOL_ABI_NAMESPACE {
 template <class T, class... Options>
 class basic_pool;
 template <class T, class Allocator, class... Options>
-requires ::travpool::detail::allocator_like<Allocator>
 class hive;
 }  // namespace TRAVPOOL_ABI_NAMESPACE
 
@@ -295,8 +296,7 @@ class pool_iterator {
  private:
   template <class, class...>
   friend class ::travpool::TRAVPOOL_ABI_NAMESPACE::basic_pool;
-  template <class, class A, class...>
-  requires ::travpool::detail::allocator_like<A>
+  template <class, class, class...>
   friend class ::travpool::TRAVPOOL_ABI_NAMESPACE::hive;
   template <class, class, bool, checks_level, bool>
   friend class pool_iterator;
