@@ -43,9 +43,10 @@
 // holds the pages it writes (its header and bitmap, its last chunk, and
 // the heap's bookkeeping around an aligned allocation: 20,000 hives of 10
 // ints, 15.8 KiB resident each, 71.8 KiB populated;
-// bench/standalone/small_hive_rss.cpp), and a large hive takes at most 16
-// faults more. What is populated ahead of need: a hive's blocks grow with
-// it, so at most the block after the first (128 KiB); a concurrent_hive's
+// bench/standalone/small_hive_rss.cpp), and a large hive takes 16 faults
+// more per such block (a default hive's first blocks are of one granule).
+// What is populated ahead of need: a hive's blocks grow with it, so at
+// most its newest block, once blocks span more than one granule; a concurrent_hive's
 // blocks have the limits' max capacity (up to 2 MiB), one per inserting
 // thread; reserve(n) populates what it reserves (past one granule).
 // Huge pages, for std::allocator only (its memory is operator new's, not
