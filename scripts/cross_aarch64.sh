@@ -16,8 +16,12 @@ cd "$(dirname "$0")/.."
 pages=("$@")
 ((${#pages[@]})) || pages=(65536 4096)
 scripts/deps.sh g++-aarch64-linux-gnu qemu-user
+# Build and test times go to $TRAVPOOL_PHASE_TIMES, when set (scripts/test.sh).
+t=$SECONDS
 cmake --preset aarch64 >/dev/null
 cmake --build --preset aarch64 -j "$(nproc)" --target travpool_emulated_tests
+[[ -z ${TRAVPOOL_PHASE_TIMES:-} ]] || echo "build $((SECONDS - t))" >>"$TRAVPOOL_PHASE_TIMES"
+t=$SECONDS
 for page in "${pages[@]}"; do
   echo "== AArch64, ${page}-byte pages"
   # qemu-user reads its page size from QEMU_PAGESIZE (as from -p).
@@ -29,3 +33,4 @@ for page in "${pages[@]}"; do
   fi
   grep -E "tests passed|Total Test time" "$log"
 done
+[[ -z ${TRAVPOOL_PHASE_TIMES:-} ]] || echo "test $((SECONDS - t))" >>"$TRAVPOOL_PHASE_TIMES"

@@ -24,7 +24,7 @@ scripts/deps.sh g++-mingw-w64-x86-64-posix wine64
 out=build/windows
 mkdir -p "$out/include" "$out/detail/bin_locks"
 ln -sfn /usr/include/catch2 "$out/include/catch2" # Catch2 v2 is header-only
-cxx=(x86_64-w64-mingw32-g++-posix -std=c++20 -O1 -static -Iinclude -Itests/travpool -I"$out/include")
+cxx=(x86_64-w64-mingw32-g++-posix -std=c++20 -Og -static -Iinclude -Itests/travpool -I"$out/include")
 tests=(pool_test column_pool_test allocator_test pool_ops_test memory_test handle_test segments_test stats_test
   partition_test incomplete_type_test debug_checks_test hardened_checks_test
   thread_exit_mt_test concurrent_pool_mt_test allocator_mt_test column_pool_mt_test read_only_mt_test
@@ -33,6 +33,8 @@ tests=(pool_test column_pool_test allocator_test pool_ops_test memory_test handl
   detail/allocator_spans_test hive_mt_test macro_guard_test hive_conformance_test detail/pool_iterator_distance_test)
 wine=$(command -v wine64 || echo /usr/lib/wine/wine64)
 export WINEPREFIX=$PWD/$out/wineprefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" TRAVPOOL_BIASED_LOCKS=0
+# Build and test times go to $TRAVPOOL_PHASE_TIMES, when set (scripts/test.sh).
+t=$SECONDS
 # Catch2's main, once per set of flags (an interrupted build leaves none).
 main_o="$out/catch_main-$(printf '%s ' "${cxx[@]}" | md5sum | cut -c1-12).o"
 if [[ ! -f $main_o ]]; then
@@ -42,6 +44,8 @@ if [[ ! -f $main_o ]]; then
 fi
 # At most 2 compilers at once: each takes about 1 GiB.
 printf '%s\n' "${tests[@]}" | xargs -P 2 -I{} "${cxx[@]}" tests/travpool/{}.cpp "$main_o" -o "$out/{}.exe"
+[[ -z ${TRAVPOOL_PHASE_TIMES:-} ]] || echo "build $((SECONDS - t))" >>"$TRAVPOOL_PHASE_TIMES"
+t=$SECONDS
 [[ -d $WINEPREFIX ]] || "$wine" wineboot --init >/dev/null 2>&1 || true
 failed=0
 for t in "${tests[@]}"; do
@@ -57,4 +61,5 @@ for t in "${tests[@]}"; do
   fi
 done
 "$(dirname "$wine")/wineserver" -k 2>/dev/null || wineserver -k 2>/dev/null || true
+[[ -z ${TRAVPOOL_PHASE_TIMES:-} ]] || echo "test $((SECONDS - t))" >>"$TRAVPOOL_PHASE_TIMES"
 exit "$failed"

@@ -11,10 +11,14 @@ seconds=${1:-60}
 scripts/deps.sh clang-14 libclang-rt-14-dev libfuzzer-14-dev
 mkdir -p build/fuzz
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Iinclude)
+# Build and fuzzing times go to $TRAVPOOL_PHASE_TIMES, when set (scripts/test.sh).
+t=$SECONDS
 for name in pool_ops mesh_reader; do
   echo "== building ${name}_fuzz"
   clang++-14 "${flags[@]}" "tests/fuzz/${name}_fuzz.cpp" -o "build/fuzz/${name}_fuzz"
 done
+[[ -z ${TRAVPOOL_PHASE_TIMES:-} ]] || echo "build $((SECONDS - t))" >>"$TRAVPOOL_PHASE_TIMES"
+t=$SECONDS
 for name in pool_ops mesh_reader; do
   work=build/fuzz/corpus-$name
   mkdir -p "$work"
@@ -25,4 +29,5 @@ for name in pool_ops mesh_reader; do
   # grep hides libFuzzer's progress lines; the fuzzer's own exit status decides.
   [[ ${PIPESTATUS[0]} -eq 0 ]] || { echo "fuzzer ${name} failed"; exit 1; }
 done
+[[ -z ${TRAVPOOL_PHASE_TIMES:-} ]] || echo "test $((SECONDS - t))" >>"$TRAVPOOL_PHASE_TIMES"
 echo "fuzzers passed"

@@ -6,8 +6,12 @@
 # cross-built for AArch64 and run under qemu with 64 KiB and 4 KiB pages,
 # the core tests cross-built for 64-bit Windows and run under wine, and a
 # consumer project built against the installed package. Prints each
-# stage's wall time. Idempotent.
-# Usage: scripts/test.sh [--quick]   (--quick: the first Release stage only)
+# stage's build and test time. Idempotent. docs/testing.md says what each
+# stage builds and runs, and how long it takes.
+# Usage: scripts/test.sh [--quick | --component NAME]
+#   --quick            the Release stage only
+#   --component NAME   the Release stage's programs and cases of one
+#                      component: pool, bins, hive, column_pool, allocator, mesh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh clang-14 libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev libc++-14-dev libc++abi-14-dev \
@@ -15,44 +19,90 @@ scripts/deps.sh clang-14 libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev libc+
 # CGAL's sample meshes for the CGAL tests (from Debian's libcgal-demo), once.
 scripts/fetch_meshes.sh >/dev/null
 jobs=$(nproc)
-quick=0
-[[ "${1:-}" == "--quick" ]] && quick=1
+quick=0 component=""
+case "${1:-}" in
+  --quick) quick=1 ;;
+  --component) component=${2:?"--component needs a name: pool, bins, hive, column_pool, allocator or mesh"} ;;
+  "") ;;
+  *) echo "usage: scripts/test.sh [--quick | --component NAME]" >&2; exit 2 ;;
+esac
 
-stage_name=""
-stage_start=$SECONDS
+# Each stage's time, split into building and running its tests, is
+# printed when the stage ends and in a table at the end (docs/testing.md
+# records them). The stages that run a script (fuzz.sh, cross_*.sh) get the
+# split from it through the file $TRAVPOOL_PHASE_TIMES.
+export TRAVPOOL_PHASE_TIMES=$PWD/build/phase-times.txt
+mkdir -p build
+stage_name="" stage_start=$SECONDS build_s=0 test_s=0 summary=()
+: >"$TRAVPOOL_PHASE_TIMES"
+# phase build|test COMMAND...: runs COMMAND, counting its time as the stage's build or tests.
+phase() {
+  local kind=$1 t=$SECONDS
+  shift
+  "$@"
+  if [[ $kind == build ]]; then build_s=$((build_s + SECONDS - t)); else test_s=$((test_s + SECONDS - t)); fi
+}
 stage_done() {
-  [[ -z $stage_name ]] || printf '==== %s: %ds ====\n' "$stage_name" $((SECONDS - stage_start))
+  [[ -z $stage_name ]] && return
+  local kind n
+  while read -r kind n; do
+    if [[ $kind == build ]]; then build_s=$((build_s + n)); else test_s=$((test_s + n)); fi
+  done <"$TRAVPOOL_PHASE_TIMES"
+  : >"$TRAVPOOL_PHASE_TIMES"
+  local total=$((SECONDS - stage_start))
+  printf '==== %s: %ds (build %ds, tests %ds) ====\n' "$stage_name" $total $build_s $test_s
+  summary+=("$(printf '| %s | %d | %d | %d |' "$stage_name" $build_s $test_s $total)")
+  stage_name=""
 }
 stage() {
   stage_done
-  stage_name=$1 stage_start=$SECONDS
+  stage_name=$1 stage_start=$SECONDS build_s=0 test_s=0
   printf '\n==== %s ====\n' "$*"
 }
+print_summary() {
+  stage_done
+  printf '\n| stage | build s | tests s | total s |\n|---|---|---|---|\n'
+  printf '%s\n' "${summary[@]}"
+}
 
-stage "1/9 Release build and tests"
-cmake --preset release >/dev/null
-cmake --build --preset release -j "$jobs"
-ctest --preset release -j "$jobs"
 # The CGAL tests are built only where CGAL is found: fail rather than skip them unnoticed.
 count_tests() {
   local n
   n=$(ctest "$@" -N | sed -n 's/^Total Tests: //p')
   echo "${n:-0}"
 }
+
+if [[ -n $component ]]; then
+  # One component's programs in the Release build, and its cases (label COMPONENT).
+  stage "Release build and tests of component $component"
+  cmake --preset release >/dev/null
+  phase build cmake --build --preset release -j "$jobs" --target "travpool_tests_$component"
+  phase test ctest --preset release -j "$jobs" -L "^$component\$"
+  print_summary
+  exit 0
+fi
+
+stage "1/9 Release build and tests"
+# travpool_tests: every program ctest runs; the benchmarks are built by
+# their own scripts (bench/README.md), but for mesh_compare, whose
+# agreement check is a test.
+cmake --preset release >/dev/null
+phase build cmake --build --preset release -j "$jobs" --target travpool_tests
+phase test ctest --preset release -j "$jobs"
 if (($(count_tests --preset release -R '^cgal: ') == 0)); then
   echo "test.sh: build/release has no mesh_cgal_test cases (CGAL not found, or TRAVPOOL_CGAL_TESTS off)" >&2
   exit 1
 fi
 
 if ((quick)); then
-  stage_done
+  print_summary
   exit 0
 fi
 
 stage "2/9 Release build and tests with clang++-14 (no benchmarks)"
 cmake --preset release-clang >/dev/null
-cmake --build --preset release-clang -j "$jobs"
-ctest --preset release-clang -j "$jobs"
+phase build cmake --build --preset release-clang -j "$jobs" --target travpool_tests
+phase test ctest --preset release-clang -j "$jobs"
 
 stage "3/9 the core tests with clang++-14 and libc++, on the POSIX branch without Linux's extensions"
 # Only tests that link no TBB, OpenMP, OpenMesh or CGAL (Debian builds those
@@ -65,23 +115,23 @@ libcxx_tests=(pool_test pool_ops_test column_pool_test handle_test allocator_tes
   debug_checks_test hardened_checks_test concurrent_pool_mt_test platform_test huge_pages_test span_cache_test
   column_storage_test hive_test hive_mt_test)
 cmake --preset libcxx >/dev/null
-cmake --build --preset libcxx -j "$jobs" --target "${libcxx_tests[@]}"
-ctest --preset libcxx -j "$jobs"
+phase build cmake --build --preset libcxx -j "$jobs" --target "${libcxx_tests[@]}"
+phase test ctest --preset libcxx -j "$jobs"
 
 stage "4/9 ASan + UBSan build and tests"
 # Everything but the CGAL test, whose translation unit alone takes 2.5 min
 # to compile here under ASan; it runs in stage 1 (the CI's 40 minutes).
 cmake --preset asan >/dev/null
-cmake --build --preset asan -j "$jobs"
-ctest --preset asan -j "$jobs"
+phase build cmake --build --preset asan -j "$jobs" --target travpool_tests
+phase test ctest --preset asan -j "$jobs"
 
 stage "5/9 TSan build and threaded tests"
 cmake --preset tsan >/dev/null
 # Only the threaded tests (*_mt_test.cpp, ctest label "threads") run here.
 mapfile -t mt_targets < <(find tests -name '*_mt_test.cpp' -exec basename {} .cpp \;)
-cmake --build --preset tsan -j "$jobs" --target "${mt_targets[@]}"
+phase build cmake --build --preset tsan -j "$jobs" --target "${mt_targets[@]}"
 # TSan needs a non-randomised high address layout on some kernels.
-setarch "$(uname -m)" -R ctest --preset tsan -j "$jobs"
+phase test setarch "$(uname -m)" -R ctest --preset tsan -j "$jobs"
 
 stage "6/9 fuzzers, ${TRAVPOOL_FUZZ_SECONDS:-30}s each, from the committed corpora"
 scripts/fuzz.sh "${TRAVPOOL_FUZZ_SECONDS:-30}"
@@ -97,11 +147,11 @@ prefix=$PWD/build/install
 rm -rf "$prefix" build/consumer
 cmake --install build/release --prefix "$prefix" >/dev/null
 cmake -S tests/consumer -B build/consumer -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
-cmake --build build/consumer -j "$jobs"
-ctest --test-dir build/consumer --output-on-failure
+phase build cmake --build build/consumer -j "$jobs"
+phase test ctest --test-dir build/consumer --output-on-failure
 if (($(count_tests --test-dir build/consumer -R '^consumer_cgal$') == 0)); then
   echo "test.sh: tests/consumer has no consumer_cgal test (CGAL not found by the consumer)" >&2
   exit 1
 fi
-stage_done
+print_summary
 echo "all test stages passed in $SECONDS s"
