@@ -83,6 +83,10 @@ inline constexpr bool under_tsan = false;
 #else
 inline constexpr bool under_tsan = false;
 #endif
+// Under a sanitizer (5-20x slower) the exhaustive and randomized tests run
+// at a smaller depth or step count than in the Release stages, which run
+// them in full (docs/testing.md lists each).
+inline constexpr bool under_sanitizer = under_asan || under_tsan;
 
 }  // namespace travpool::test
 
