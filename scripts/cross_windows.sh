@@ -30,7 +30,8 @@ tests=(pool_test column_pool_test allocator_test pool_ops_test memory_test handl
   thread_exit_mt_test concurrent_pool_mt_test allocator_mt_test column_pool_mt_test read_only_mt_test
   memory_mt_test detail/bin_locks/concurrent_bins_mt_test detail/bin_directory_test detail/bin_storage_test
   detail/acquire_local_test detail/span_cache_test detail/column_storage_test detail/platform_test hive_test
-  detail/allocator_spans_test hive_mt_test macro_guard_test hive_conformance_test detail/pool_iterator_distance_test)
+  detail/allocator_spans_test hive_mt_test macro_guard_test hive_conformance_test detail/pool_iterator_distance_test
+  detail/pool_iterator_no_std_overloads_test)
 wine=$(command -v wine64 || echo /usr/lib/wine/wine64)
 export WINEPREFIX=$PWD/$out/wineprefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" TRAVPOOL_BIASED_LOCKS=0
 # Build and test times go to $TRAVPOOL_PHASE_TIMES, when set (scripts/test.sh).
