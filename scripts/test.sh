@@ -108,7 +108,10 @@ stage "3/9 the core tests with clang++-14 and libc++, on the POSIX branch withou
 # Only tests that link no TBB, OpenMP, OpenMesh or CGAL (Debian builds those
 # against libstdc++). Built with TRAVPOOL_PLATFORM_GENERIC_POSIX=1, so the
 # platform layer runs as on macOS and the BSDs (no membarrier, no THP
-# advice): the cases that need those say "skipped". ctest runs the cases of
+# advice): the cases that need those say "skipped". At -O0: what this stage
+# checks is libc++ and the POSIX branch; stage 2 runs Clang's optimiser on
+# every program (at -O1 and above Clang took 4 times as long to compile
+# pool_test). ctest runs the cases of
 # the programs built here (the preset takes only labelled tests, which a
 # program not built has none of).
 libcxx_tests=(pool_test pool_ops_test column_pool_test handle_test allocator_test segments_test partition_test
