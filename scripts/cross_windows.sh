@@ -35,7 +35,7 @@ tests=(pool_test column_pool_test allocator_test pool_ops_test memory_test handl
 wine=$(command -v wine64 || echo /usr/lib/wine/wine64)
 export WINEPREFIX=$PWD/$out/wineprefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" TRAVPOOL_BIASED_LOCKS=0
 # Build and test times go to $TRAVPOOL_PHASE_TIMES, when set (scripts/test.sh).
-t=$SECONDS
+t0=$SECONDS
 # Catch2's main, once per set of flags (an interrupted build leaves none).
 main_o="$out/catch_main-$(printf '%s ' "${cxx[@]}" | md5sum | cut -c1-12).o"
 if [[ ! -f $main_o ]]; then
@@ -45,8 +45,8 @@ if [[ ! -f $main_o ]]; then
 fi
 # At most 2 compilers at once: each takes about 1 GiB.
 printf '%s\n' "${tests[@]}" | xargs -P 2 -I{} "${cxx[@]}" tests/travpool/{}.cpp "$main_o" -o "$out/{}.exe"
-[[ -z ${TRAVPOOL_PHASE_TIMES:-} ]] || echo "build $((SECONDS - t))" >>"$TRAVPOOL_PHASE_TIMES"
-t=$SECONDS
+[[ -z ${TRAVPOOL_PHASE_TIMES:-} ]] || echo "build $((SECONDS - t0))" >>"$TRAVPOOL_PHASE_TIMES"
+t0=$SECONDS
 [[ -d $WINEPREFIX ]] || "$wine" wineboot --init >/dev/null 2>&1 || true
 failed=0
 for t in "${tests[@]}"; do
@@ -62,5 +62,5 @@ for t in "${tests[@]}"; do
   fi
 done
 "$(dirname "$wine")/wineserver" -k 2>/dev/null || wineserver -k 2>/dev/null || true
-[[ -z ${TRAVPOOL_PHASE_TIMES:-} ]] || echo "test $((SECONDS - t))" >>"$TRAVPOOL_PHASE_TIMES"
+[[ -z ${TRAVPOOL_PHASE_TIMES:-} ]] || echo "test $((SECONDS - t0))" >>"$TRAVPOOL_PHASE_TIMES"
 exit "$failed"

@@ -20,6 +20,7 @@ scripts/deps.sh clang-14 libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev libc+
 scripts/fetch_meshes.sh >/dev/null
 jobs=$(nproc)
 quick=0 component=""
+(($# <= 2)) || { echo "usage: scripts/test.sh [--quick | --component NAME]" >&2; exit 2; }
 case "${1:-}" in
   --quick) quick=1 ;;
   --component) component=${2:?"--component needs a name: pool, bins, hive, column_pool, allocator or mesh"} ;;
@@ -77,7 +78,7 @@ if [[ -n $component ]]; then
   stage "Release build and tests of component $component"
   cmake --preset release >/dev/null
   phase build cmake --build --preset release -j "$jobs" --target "travpool_tests_$component"
-  phase test ctest --preset release -j "$jobs" -L "^$component\$"
+  phase test ctest --preset release -j "$jobs" -L "^$component\$" --no-tests=error
   print_summary
   exit 0
 fi
