@@ -486,6 +486,9 @@ class hive {
         throw;
       }
     }
+    // concurrent_hive: the block's lock is not held here, so the cursor
+    // reads its bitmap word relaxed (another thread may be erasing in it).
+    if constexpr (concurrent) return iterator::at_relaxed(t.bin, t.index);
     return iterator(t.bin, t.index);
   }
   // The hint is not used: where an element goes is the hive's choice.
