@@ -33,7 +33,9 @@
 //             kept from the first N (then all destroyed again, untimed):
 //             create without the kernel's page faults, which on this VM
 //             cost an erratic 50 to 300 ms per fresh process (docs/threads.md).
-//   churn     each thread fills its live vector to N/(2T) (untimed), then
+//   churn     each thread fills its live vector to N/(2T) (untimed: created
+//             into the emptied container, or with --start=scattered N/T
+//             created and a random half destroyed), then
 //             makes N/T random operations: create (push_back) with
 //             probability 1 - live/(2 * N/(2T)), else destroy a uniformly
 //             random live object (swap with the last, pop): about N/2 live,
@@ -57,6 +59,7 @@
 // and are not reported as such.
 //
 // Usage: alloc_peers_bench --contender=NAME --size=24|64 --threads=1|2 [--n=N]
+//                          [--start=compact|scattered]   (the churn's live half)
 //   NAME: concurrent_pool pool mimalloc jemalloc tbbmalloc glibc colony boost_pool
 #include <dlfcn.h>
 #include <omp.h>
@@ -241,6 +244,9 @@ void run_threads(int threads, F&& step_all) {
   }
 }
 
+// --start=scattered: the churn's live half starts scattered (run's fill).
+bool scattered_start = false;
+
 struct result {
   double create_ms = 0, destroy_ms = 0, recreate_ms = 0, churn_ms = 0, sweep1_ms = 0, sweep2_ms = 0;
   std::uint64_t check = 0;
@@ -310,8 +316,22 @@ result run(C& c, std::size_t n, int threads) {
     live[t].reserve(per + per / 4);
     rng[t] = splitmix{1000 + t};
   }
+  // The live half at the start: compact (the default), created into the
+  // emptied container; scattered (--start=scattered), 2 * target created
+  // and a random half of them destroyed (a fixed seed), so that it lies
+  // over twice its size. Untimed.
   auto fill = [&](std::size_t t) {
-    for (std::size_t i = 0; i < target; ++i) live[t].push_back(c.create(t * per + i));
+    if (!scattered_start) {
+      for (std::size_t i = 0; i < target; ++i) live[t].push_back(c.create(t * per + i));
+      return;
+    }
+    std::vector<T*> all;
+    all.reserve(2 * target);
+    for (std::size_t i = 0; i < 2 * target; ++i) all.push_back(c.create(t * per + i));
+    splitmix g{2000 + t};
+    for (std::size_t i = all.size() - 1; i > 0; --i) std::swap(all[i], all[g() % (i + 1)]);
+    for (std::size_t i = target; i < all.size(); ++i) c.destroy(all[i]);
+    live[t].assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(target));
   };
   const auto step = [&](std::vector<T*>& l, splitmix& g) {
     const std::uint64_t x = g();
@@ -436,8 +456,11 @@ int main(int argc, char** argv) {
       threads = std::stoi(a.substr(10));
     else if (a.rfind("--n=", 0) == 0)
       n = std::stoull(a.substr(4));
+    else if (a == "--start=scattered" || a == "--start=compact")
+      scattered_start = a == "--start=scattered";
     else {
-      std::fprintf(stderr, "usage: %s --contender=NAME --size=24|64 --threads=T [--n=N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s --contender=NAME --size=24|64 --threads=T [--n=N] [--start=compact|scattered]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -476,8 +499,9 @@ int main(int argc, char** argv) {
   std::printf(
       "{\"contender\": \"%s\", \"size\": %zu, \"threads\": %d, \"n\": %zu, \"create_ms\": %.3f, "
       "\"destroy_ms\": %.3f, \"recreate_ms\": %.3f, \"churn_ms\": %.3f, \"sweep1_ms\": %.3f, \"sweep2_ms\": %.3f, "
-      "\"rss_mb\": %.1f, \"bins\": %zu, \"check\": %llu, \"malloc\": \"%s\"}\n",
+      "\"rss_mb\": %.1f, \"bins\": %zu, \"check\": %llu, \"malloc\": \"%s\", \"start\": \"%s\"}\n",
       name.c_str(), size, threads, n, r.create_ms, r.destroy_ms, r.recreate_ms, r.churn_ms, r.sweep1_ms, r.sweep2_ms,
-      static_cast<double>(ru.ru_maxrss) / 1024.0, r.bins, static_cast<unsigned long long>(r.check), lib.c_str());
+      static_cast<double>(ru.ru_maxrss) / 1024.0, r.bins, static_cast<unsigned long long>(r.check), lib.c_str(),
+      scattered_start ? "scattered" : "compact");
   return 0;
 }
