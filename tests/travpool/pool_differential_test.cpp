@@ -108,11 +108,7 @@ TEMPLATE_TEST_CASE("pool agrees with a std::set model over 10M random operations
   // 3 + 3 + 2 runs of 1.25M operations: 10M in all, for every policy. Under
   // a sanitizer (5-20x slower) a tenth of that, so that CI's ASan stage fits
   // its time; the Release run is the 10M-operation test.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  const std::size_t ops = 125'000;
-#else
-  const std::size_t ops = 1'250'000;
-#endif
+  const std::size_t ops = travpool::test::under_sanitizer ? 125'000 : 1'250'000;
   SECTION("capacity 7") {
     run<pool_type>(7, 1, ops);
     run<pool_type>(7, 2, ops);
