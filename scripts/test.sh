@@ -14,19 +14,21 @@
 #                      component: pool, bins, hive, column_pool, allocator, mesh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=0 component=""
+case "$#:${1:-}" in
+  0:) ;;
+  1:--quick) quick=1 ;;
+  2:--component) component=$2 ;;
+  *)
+    echo "usage: scripts/test.sh [--quick | --component pool|bins|hive|column_pool|allocator|mesh]" >&2
+    exit 2
+    ;;
+esac
 scripts/deps.sh clang-14 libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev libc++-14-dev libc++abi-14-dev \
   libplf-colony-dev libcgal-dev libopenmesh-dev
 # CGAL's sample meshes for the CGAL tests (from Debian's libcgal-demo), once.
 scripts/fetch_meshes.sh >/dev/null
 jobs=$(nproc)
-quick=0 component=""
-(($# <= 2)) || { echo "usage: scripts/test.sh [--quick | --component NAME]" >&2; exit 2; }
-case "${1:-}" in
-  --quick) quick=1 ;;
-  --component) component=${2:?"--component needs a name: pool, bins, hive, column_pool, allocator or mesh"} ;;
-  "") ;;
-  *) echo "usage: scripts/test.sh [--quick | --component NAME]" >&2; exit 2 ;;
-esac
 
 # Each stage's time, split into building and running its tests, is
 # printed when the stage ends and in a table at the end (docs/testing.md
