@@ -7,6 +7,9 @@
 //                                 split_collapse, serial or parallel
 //                                 (execution::openmp / execution::tbb where
 //                                 the build has them: available(how))
+//   travpool/mesh/bvh.hpp         triangle_bvh: closest points on triangles
+//   travpool/mesh/remesh.hpp      isotropic remeshing (split, collapse, flip,
+//                                 relax, project), serial or parallel sweeps
 //   travpool/mesh/io.hpp          OFF, OBJ and PLY: read_mesh, write_mesh,
 //                                 errors naming the file and line
 //
@@ -15,5 +18,7 @@
 #pragma once
 
 #include "mesh/algorithms.hpp"
+#include "mesh/bvh.hpp"
 #include "mesh/io.hpp"
 #include "mesh/mesh.hpp"
+#include "mesh/remesh.hpp"
