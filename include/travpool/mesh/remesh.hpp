@@ -242,8 +242,10 @@ class remesher {
       const Vertex v0 = m_.from(h0), v1 = m_.to(h0);
       const bool b0 = boundary(v0), b1 = boundary(v1);
       // h0 removes v0, h1 removes v1; a boundary vertex stays.
-      bool ok0 = !b0 && m_.is_collapse_ok(h0) && collapse_keeps_shape(h0);
-      bool ok1 = !b1 && m_.is_collapse_ok(h1) && collapse_keeps_shape(h1);
+      // The one-ring test first: it refuses most, and the link condition
+      // costs O(valence^2).
+      bool ok0 = !b0 && collapse_keeps_shape(h0) && m_.is_collapse_ok(h0);
+      bool ok1 = !b1 && collapse_keeps_shape(h1) && m_.is_collapse_ok(h1);
       if (ok0 && ok1) {  // remove the vertex of lower valence
         if (m_.valence(v0) < m_.valence(v1))
           ok1 = false;
