@@ -67,6 +67,10 @@ struct remesh_options {
   bool project = true;            // step 5: back onto the input surface
   bool split_boundary = false;    // split boundary edges longer than 4/3 L (at their midpoints)
   int relaxation_steps = 1;       // >= 0: relax sweeps (each followed by projection) per iteration
+  // A collapse may turn the normal of a face around the removed vertex by
+  // at most acos(collapse_normal_cos) (0.8: about 37 degrees; 0: only no
+  // fold-over). Keeps tips and ridges (the Hausdorff distance) at coarse L.
+  double collapse_normal_cos = 0.8;
 };
 
 struct remesh_result {
@@ -222,7 +226,7 @@ class remesher {
       const vec3& px = m_.position(x);
       const vec3 before = cross(pw - p0, px - p0);
       const vec3 after = cross(pw - p1, px - p1);
-      if (!(dot(before, after) > 0)) return false;
+      if (!(dot(before, after) > o_.collapse_normal_cos * norm(before) * norm(after))) return false;
     }
     return true;
   }
@@ -338,7 +342,8 @@ class remesher {
 // how: execution::openmp / tbb run the relaxation and projection sweeps in
 // parallel (topology edits are serial); the result is the same in every mode.
 // Throws: usage_error, with m unchanged, if the length is not positive and
-// finite, iterations or relaxation_steps is negative, or !available(how);
+// finite, iterations or relaxation_steps is negative, collapse_normal_cos
+// is outside [-1, 1), or !available(how);
 // std::bad_alloc (then m is a valid mesh, partly remeshed).
 // Complexity: O(iterations * (F + splits + collapses) * valence^2 + vertex
 // projections, O(log F) each).
@@ -347,6 +352,8 @@ inline remesh_result remesh(triangle_mesh& m, const remesh_options& o, execution
     throw usage_error("remesh: target_edge_length must be positive and finite");
   if (o.iterations < 0) throw usage_error("remesh: iterations must not be negative");
   if (o.relaxation_steps < 0) throw usage_error("remesh: relaxation_steps must not be negative");
+  if (!(o.collapse_normal_cos >= -1 && o.collapse_normal_cos < 1))
+    throw usage_error("remesh: collapse_normal_cos must be in [-1, 1)");
   if (!available(how)) throw usage_error(std::string("remesh: execution::") + to_string(how) + " is not in this build");
   if (m.face_count() == 0 || o.iterations == 0) return {};
   detail_remesh::remesher r(m, o, how);
