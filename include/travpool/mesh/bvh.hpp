@@ -157,6 +157,8 @@ class triangle_bvh {
     std::uint32_t best_rank = 0;
     auto test = [&](std::uint32_t k) {
       const auto& t = corners_[k];
+      // The distance to the triangle's plane bounds the distance to it.
+      if (const double h = dot(p - t[0], unit_normal_[k]); h * h >= best.squared_distance) return;
       const auto w = closest_point_on_triangle(p, t[0], t[1], t[2]);
       const vec3 q = t[0] * w[0] + t[1] * w[1] + t[2] * w[2];
       const vec3 d = q - p;
@@ -168,11 +170,15 @@ class triangle_bvh {
       }
     };
     if (hint < rank_.size()) test(rank_[hint]);
+    auto axis_gap = [](double x, float lo, float hi) {
+      const double l = lo, h = hi;
+      return x < l ? l - x : x > h ? x - h : 0.0;
+    };
     auto box_distance = [&](const node& n) {
       // In double, from boxes rounded outwards: a lower bound.
-      const double dx = std::max({double(n.lo[0]) - p.x, 0.0, p.x - double(n.hi[0])});
-      const double dy = std::max({double(n.lo[1]) - p.y, 0.0, p.y - double(n.hi[1])});
-      const double dz = std::max({double(n.lo[2]) - p.z, 0.0, p.z - double(n.hi[2])});
+      const double dx = axis_gap(p.x, n.lo[0], n.hi[0]);
+      const double dy = axis_gap(p.y, n.lo[1], n.hi[1]);
+      const double dz = axis_gap(p.z, n.lo[2], n.hi[2]);
       return dx * dx + dy * dy + dz * dz;
     };
     struct entry {
@@ -283,16 +289,20 @@ class triangle_bvh {
       todo.push_back({0xffff'ffffu, t.begin, mid});  // first child: the next node
     }
     corners_.resize(n);
+    unit_normal_.resize(n);
     rank_.resize(n);
     for (std::size_t k = 0; k < n; ++k) {
       const auto& t = triangles[order_[k]];
       corners_[k] = {points[t[0]], points[t[1]], points[t[2]]};
+      // Zero for a degenerate triangle (no bound then).
+      unit_normal_[k] = normalized(cross(corners_[k][1] - corners_[k][0], corners_[k][2] - corners_[k][0]));
       rank_[order_[k]] = static_cast<std::uint32_t>(k);
     }
   }
 
   std::vector<node> nodes_;
   std::vector<std::array<vec3, 3>> corners_;  // in leaf order
+  std::vector<vec3> unit_normal_;             // in leaf order: of each triangle's plane (zero if degenerate)
   std::vector<std::uint32_t> order_;          // leaf order -> input index
   std::vector<std::uint32_t> rank_;           // input index -> leaf order
   std::vector<Face> faces_;                   // input index -> face (built from a mesh)
