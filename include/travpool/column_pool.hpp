@@ -347,6 +347,10 @@ class basic_column_pool {
   std::uint32_t bin_slots() const noexcept { return core_.capacity(); }
   // Returns: the handle bound: every handle is below max_slots().
   std::uint64_t max_slots() const noexcept { return index_.max_slots(); }
+  // Returns: a bound above every live handle (h < handle_bound()), the
+  // end of the highest bin's handles: a size for arrays indexed by handle
+  // (CGAL's num_vertices(g)). O(1); thread-safe.
+  std::uint64_t handle_bound() const noexcept { return index_.handle_bound(); }
   // Returns: slots in the bins held (live or not).
   std::size_t capacity() const noexcept { return bin_count() * bin_slots(); }
 

@@ -98,6 +98,20 @@ class triangle_mesh {
   std::size_t edge_count() const noexcept { return edges_.size(); }
   std::size_t halfedge_count() const noexcept { return 2 * edges_.size(); }
   std::size_t face_count() const noexcept { return faces_.size(); }
+  // Returns: a bound above the index of every live element of kind Handle
+  // (h.idx() < handle_bound<Handle>()), the size of an array indexed by
+  // handle; a halfedge's index is 2 * edge + side. O(1).
+  template <class Handle>
+  std::size_t handle_bound() const noexcept {
+    if constexpr (std::is_same_v<Handle, Vertex>)
+      return static_cast<std::size_t>(vertices_.handle_bound());
+    else if constexpr (std::is_same_v<Handle, Halfedge>)
+      return 2 * static_cast<std::size_t>(edges_.handle_bound());
+    else if constexpr (std::is_same_v<Handle, Edge>)
+      return static_cast<std::size_t>(edges_.handle_bound());
+    else
+      return static_cast<std::size_t>(faces_.handle_bound());
+  }
   bool is_live(Vertex v) const noexcept { return vertices_.is_live(v); }
   bool is_live(Edge e) const noexcept { return edges_.is_live(e); }
   bool is_live(Halfedge h) const noexcept { return h.is_valid() && edges_.is_live(h.edge()); }
