@@ -433,9 +433,20 @@ def documented():
     for fn in sorted(os.listdir(d)) if os.path.isdir(d) else []:
         if fn.endswith(".md"):
             with open(os.path.join(d, fn), encoding="utf-8") as f:
+                fence = None  # markers in code blocks and code spans are examples
                 for i, line in enumerate(f, 1):
+                    m = re.match(r"\s*(`{3,}|~{3,})", line)
+                    if m:
+                        if fence is None:
+                            fence = m.group(1)
+                        elif m.group(1).startswith(fence) and not line.strip()[len(m.group(1)):]:
+                            fence = None
+                        continue
+                    if fence is not None:
+                        continue
                     for m in MARKER.finditer(line):
-                        names.setdefault(m.group(1), "docs/reference/%s:%d" % (fn, i))
+                        if line[:m.start()].count("`") % 2 == 0:
+                            names.setdefault(m.group(1), "docs/reference/%s:%d" % (fn, i))
     return names
 
 
