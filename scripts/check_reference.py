@@ -357,6 +357,8 @@ def enumerate_api(dump_lines):
             stack[-1].qual = qual
             continue
         begin = tmpl.begin if tmpl is not None and tmpl.begin else (rng[0] if rng else None)
+        if begin and name_loc and begin[0] != name_loc[0]:
+            begin = (name_loc[0], name_loc[1], 1)  # begins in a macro (TRAVPOOL_ALWAYS_INLINE): its line
         if tmpl is not None:
             qual = tmpl.qual
         if kind == "CXXRecordDecl":
@@ -367,8 +369,9 @@ def enumerate_api(dump_lines):
             if visible and begin and rel and is_def:
                 sig = squash(cut_signature(src.text(begin, rng[-1]) + "{"))
                 add(qual, rel, name_loc[1], sig, src.comment_above(begin[0], begin[1]))
-            elif visible and begin and rel and qual not in api:
-                add(qual, rel, name_loc[1], squash(src.text(begin, rng[-1])), src.comment_above(begin[0], begin[1]))
+            elif visible and begin and rel and qual not in api:  # declared, defined later (or never)
+                add(qual, rel, name_loc[1], squash(src.text(begin, rng[-1])), src.comment_above(begin[0], begin[1]),
+                    "forward")
             if not visible:
                 skip_below = depth
             continue
@@ -396,6 +399,9 @@ def enumerate_api(dump_lines):
         skip_below = depth
     if func_pending:
         func_pending[5](None)
+    for name, lst in api.items():  # a class declared before its definition: the definition
+        if len(lst) > 1 and any(d[4] == "forward" for d in lst):
+            lst[:] = [d for d in lst if d[4] != "forward"]
     return api
 
 
