@@ -395,7 +395,12 @@ def enumerate_api(dump_lines):
         text = src.text(begin, rng[-1])
         if kind in ("VarDecl", "FieldDecl"):
             text = text.split("\n")[0] if "=" not in text else text
-        add(qual, rel, name_loc[1], squash(text.rstrip(";")) + ";", comment, kind)
+        sig = squash(text.rstrip(";")) + ";"
+        if "\n" not in sig:  # a trailing comment on the declaration's line is its contract
+            rest_of_line = src.text((begin[0], rng[-1][1], 1)).split(";", 1)
+            if len(rest_of_line) == 2 and rest_of_line[1].strip().startswith("//"):
+                sig += "  " + rest_of_line[1].strip()
+        add(qual, rel, name_loc[1], sig, comment, kind)
         skip_below = depth
     if func_pending:
         func_pending[5](None)
