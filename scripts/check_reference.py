@@ -474,8 +474,75 @@ def contract_lines(comment):
     out = []
     for p in parts:
         m = re.match(r"(%s):\s*(.*)" % "|".join(re.escape(w) for w in CONTRACT_WORDS), p, re.S)
-        out.append("- **%s:** %s" % (m.group(1), m.group(2)) if m else p)
+        line = "- **%s:** %s" % (m.group(1), m.group(2)) if m else p
+        if out and (line.startswith("- ") != out[-1].startswith("- ")):
+            out.append("")  # a paragraph and a list are apart
+        out.append(line)
     return out
+
+
+def comment_markdown(comment):
+    """A header comment as Markdown lines: aligned tables and equations stay
+    preformatted, prose becomes one line per Effects:/Returns:/... clause."""
+    lines = [l for l in comment.split("\n") if not l.strip().startswith(("---", "==="))]
+    out, prose = [], []
+
+    def flush():
+        if prose:
+            if out and out[-1] != "":
+                out.append("")
+            out.extend(contract_lines("\n".join(prose)))
+            prose.clear()
+
+    i = 0
+    while i < len(lines):
+        l = lines[i]
+        if l.startswith(" ") or re.search(r"\S {3,}\S", l):  # indented or aligned: keep its layout
+            flush()
+            block = []
+            while i < len(lines) and (lines[i].startswith(" ") or re.search(r"\S {3,}\S", lines[i])
+                                      or (block and not lines[i].strip())):
+                block.append(lines[i])
+                i += 1
+            if out and out[-1] != "":
+                out.append("")
+            out += ["```text"] + block + ["```", ""]
+            continue
+        prose.append(l)
+        i += 1
+    flush()
+    while out and out[-1] == "":
+        out.pop()
+    return out
+
+
+def one_line(sig):
+    return re.sub(r"\s+", " ", sig).replace("( ", "(").strip().rstrip(";")
+
+
+def contract_body(decls):
+    """The contract lines of an entry: each overload's own comment, under its
+    signature when the overloads have different comments."""
+    with_comment = [d for d in decls if d[3]]
+    distinct = []
+    for d in with_comment:
+        if d[3] not in distinct:
+            distinct.append(d[3])
+    body = []
+    for c in distinct:
+        if len(distinct) > 1:
+            sig = next(one_line(d[2]) for d in with_comment if d[3] == c)
+            if body:
+                body.append("")
+            body.append("`%s`:" % sig.replace("`", "'"))
+            body.append("")
+        body += comment_markdown(c)
+    sigs = [d[2] for d in decls]
+    if sigs and all(re.search(r"\bnoexcept\b(?!\s*\()", s) for s in sigs) and not any("Throws" in c for c in distinct):
+        if body and not body[-1].startswith("- "):
+            body.append("")
+        body.append("- **Throws:** nothing (noexcept).")
+    return body
 
 
 def skeleton(name, decls):
@@ -483,22 +550,7 @@ def skeleton(name, decls):
     out = ["### `%s`" % short, "<!-- ref: %s -->" % name, "", "```cpp"]
     out += [d[2] for d in decls]
     out += ["```", ""]
-    seen = []
-    for d in decls:
-        if d[3] and d[3] not in seen:
-            seen.append(d[3])
-    body = []
-    for c in seen:
-        for l in contract_lines(c):
-            if body and not l.startswith("- ") and body[-1] != "":
-                body.append("")
-            elif body and l.startswith("- ") and not body[-1].startswith("- ") and body[-1] != "":
-                body.append("")
-            body.append(l)
-    sigs = [d[2] for d in decls]
-    if sigs and all(re.search(r"\bnoexcept\b(?!\s*\()", s) for s in sigs) and \
-            not any("Throws" in c for c in seen):
-        body.append("- **Throws:** nothing (noexcept).")
+    body = contract_body(decls)
     if body:
         out += body + [""]
     out.append("Declared in `<%s>` (line %d)." % (decls[0][0], decls[0][1]))
