@@ -486,7 +486,16 @@ def contract_lines(comment):
 def comment_markdown(comment):
     """A header comment as Markdown lines: aligned tables and equations stay
     preformatted, prose becomes one line per Effects:/Returns:/... clause."""
-    lines = [l for l in comment.split("\n") if not l.strip().startswith(("---", "==="))]
+    lines, in_rule = [], False
+    for l in comment.split("\n"):  # drop section rules: "--- editing (...\n ...) ---"
+        t = l.strip()
+        if t.startswith(("---", "===")):
+            in_rule = not (t.endswith("---") and len(t) > 3) and not t.strip("-= ") == ""
+            continue
+        if in_rule:
+            in_rule = not t.endswith("---")
+            continue
+        lines.append(l)
     out, prose = [], []
 
     def flush():
