@@ -217,8 +217,6 @@ class Source:
             s = ls[i].strip()[2:]
             out.append(s[1:] if s.startswith(" ") else s)
             i -= 1
-        if i >= 0 and ls[i].strip().startswith("template"):  # comment above `template <...>`
-            pass
         return "\n".join(reversed(out)).strip()
 
 
@@ -255,21 +253,19 @@ def squash(sig):
 
 
 class Scope:
-    def __init__(self, depth, name, kind, access, public, is_template=False):
+    def __init__(self, depth, name, kind, access, public):
         self.depth, self.name, self.kind, self.access, self.public = depth, name, kind, access, public
-        self.is_template = is_template
+        self.begin, self.qual = None, None  # template scopes: where the template begins, its name
 
 
 def enumerate_api(dump_lines):
-    """Returns OrderedDict name -> list of (file, line, signature, comment)."""
+    """Returns OrderedDict name -> list of (header, line, signature, comment, kind)."""
     api = OrderedDict()
     src = Source()
     loc = Loc()
     stack = []  # Scope
     skip_below = None
-    pending_template = None  # (depth, begin) of a *TemplateDecl whose pattern is the next child
-    func_pending = None  # (depth, name, entry) of a function whose body may follow
-    seen_pattern = set()  # depths of template decls that have had their pattern
+    func_pending = None  # (depth, name, file, line, begin, done) of a function whose body may follow
 
     def add(name, f, line, sig, comment, kind=None):
         if not name.startswith("travpool::"):
@@ -281,7 +277,7 @@ def enumerate_api(dump_lines):
     for raw in dump_lines:
         if raw.startswith("Dumping "):
             loc = Loc()
-            stack, skip_below, pending_template, func_pending = [], None, None, None
+            stack, skip_below, func_pending = [], None, None
             continue
         if not raw.strip():
             continue
@@ -291,8 +287,7 @@ def enumerate_api(dump_lines):
                 if func_pending and kind == "CompoundStmt" and depth == func_pending[0] + 1 and rng:
                     fp = func_pending
                     func_pending = None
-                    body = rng[0]
-                    name, f, line, begin = fp[1], fp[2], fp[3], fp[4]
+                    body, begin = rng[0], fp[4]
                     ok = body[0] == begin[0] and (body[1], body[2]) > (begin[1], begin[2])
                     fp[5](cut_signature(src.text(begin, (body[0], body[1], max(body[2] - 1, 1)))) if ok else None)
                 continue
