@@ -44,8 +44,10 @@ from collections import OrderedDict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# Headers parsed. cgal.hpp needs CGAL and Boost; it is parsed when CGAL is
-# installed (its public names are the BGL free functions and property maps).
+# Headers parsed: these first, then every other include/travpool/*.hpp and
+# include/travpool/mesh/*.hpp. cgal.hpp needs CGAL and Boost; it is parsed
+# when CGAL is installed (its public names are the BGL free functions and
+# property maps).
 HEADERS = [
     "travpool/pool.hpp",
     "travpool/hive.hpp",
@@ -415,11 +417,24 @@ def find_clang(explicit):
     return None
 
 
-def dump(clang):
-    headers = list(HEADERS)
+def public_headers():
+    """Every public header: include/travpool/*.hpp and include/travpool/mesh/*.hpp
+    (a header added later is checked without editing this script); an
+    optional one only where its dependency is installed."""
+    inc = os.path.join(ROOT, "include")
+    found = []
+    for sub in ("travpool", "travpool/mesh"):
+        d = os.path.join(inc, sub)
+        found += sorted("%s/%s" % (sub, f) for f in os.listdir(d) if f.endswith(".hpp"))
+    headers = list(HEADERS) + [h for h in found if h not in HEADERS and h not in OPTIONAL_HEADERS]
     for h, need in OPTIONAL_HEADERS.items():
-        if any(os.path.exists(os.path.join(d, need)) for d in ("/usr/include", "/usr/local/include")):
+        if h in found and any(os.path.exists(os.path.join(d, need)) for d in ("/usr/include", "/usr/local/include")):
             headers.append(h)
+    return headers
+
+
+def dump(clang):
+    headers = public_headers()
     with tempfile.TemporaryDirectory() as tmp:
         tu = os.path.join(tmp, "reference_tu.cpp")
         with open(tu, "w") as f:
@@ -619,8 +634,8 @@ def main():
     docs = documented()
     missing = [n for n in api if n not in docs]
     stale = [n for n in docs if n not in api]
-    print("check_reference: %d public names in %s; %d entries in docs/reference/" %
-          (len(api), ", ".join(headers), len(docs)))
+    print("check_reference: %d public names in %d headers (%s); %d entries in docs/reference/" %
+          (len(api), len(headers), ", ".join(headers), len(docs)))
     if missing:
         print("\nMISSING: %d public names have no entry (add `<!-- ref: NAME -->` to an entry in "
               "docs/reference/*.md; --skeleton prints entries to paste):" % len(missing))
