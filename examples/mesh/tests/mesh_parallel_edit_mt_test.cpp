@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <random>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -242,8 +243,11 @@ TEST_CASE("column_pool::set_exclusive: one thread's creates and destroys without
   const std::uint32_t freed = hs[123];
   p.destroy(freed);
   CHECK_FALSE(p.is_live(freed));
-  const std::uint32_t again = p.create();  // the chunk just freed comes back first
-  CHECK(again == freed);
+  const std::uint32_t again = p.create();
+  // The chunk just freed comes back first (under checks::on the locks'
+  // protocol is kept, whose hot bin may give another chunk).
+  if constexpr (std::is_same_v<pool_t::checks_type, travpool::checks::off>) CHECK(again == freed);
+  hs[123] = again;
   CHECK(col[again] == 7);
   CHECK_THROWS_AS(p.destroy(hs[0] + 1000000), travpool::usage_error);
   p.validate();
