@@ -79,7 +79,8 @@ outcome edit_at(edit_session& s, std::size_t chunk, Vertex a, std::mt19937& rng,
   if (!locks.try_lock_closed_ring(a) || !locks.try_lock_closed_ring(b)) return outcome::deferred;
   if (!m.is_collapse_ok(h)) return outcome::skipped;
   const int beside = faces_beside(m, h);
-  m.collapse(h);  // deletes a, the seed: only its owner chunk gets here
+  m.collapse(h);    // deletes a, the seed: only its owner chunk gets here
+  locks.forget(a);  // a's slot may be another task's new vertex by now
   t.vertices -= 1, t.faces -= beside, ++t.ops;
   return outcome::done;
 }
@@ -225,6 +226,10 @@ TEST_CASE("parallel edits: Morton chunks cover the vertices once, owners and loc
     CHECK(l1.try_lock_closed_ring(a));
     CHECK(l1.size() == 1 + m.valence(a));
     CHECK_FALSE(l0.try_lock(m.to(m.out(a))));
+    l1.forget(a);  // a stays locked (as if deleted): release_all leaves it
+    l1.release_all();
+    CHECK_FALSE(l0.try_lock(a));
+    CHECK(l0.try_lock(m.to(m.out(a))));
   }
   CHECK_FALSE(m.has_property<Vertex>("tp:owner"));  // the session removed its columns
   CHECK_FALSE(m.has_property<Vertex>("tp:lock"));

@@ -30,6 +30,8 @@
 //     vertices c, d;
 //   the operation reads and writes connectivity only around locked
 //     vertices, and positions of locked vertices and their neighbours;
+//   a vertex the operation deletes is forgotten by its lock_set (forget),
+//     not released: its slot may hold another task's new vertex by then;
 //   a failed try_lock releases the whole lock_set and defers the seed
 //     (retried once at the end of the chunk, then serially after the
 //     parallel phase: edit_stats counts each);
@@ -224,6 +226,18 @@ class lock_set {
     for (const Vertex w : s_->mesh().vertices_around(v))
       if (!try_lock(w)) return false;
     return true;
+  }
+  // Requires: v held, and deleted by this task's operation (collapse a->b
+  // deletes a). Effects: release_all leaves v's word alone: v's slot may
+  // be reused at once by another task's create, whose new vertex starts
+  // free (0) and may be locked before this set is released.
+  void forget(Vertex v) noexcept {
+    for (std::size_t i = 0; i < held_.size(); ++i)
+      if (held_[i] == v) {
+        held_[i] = held_.back();
+        held_.pop_back();
+        return;
+      }
   }
   bool holds(Vertex v) const noexcept { return s_->lock_word(v).load(std::memory_order_relaxed) == token_; }
   // Effects: releases every vertex held (release order: what the task
