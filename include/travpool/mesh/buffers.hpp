@@ -13,8 +13,11 @@
 //   dense(v)          = number of live vertices before v in traversal order
 //   vertex_map[v.idx()] = dense(v) for live v, invalid_index (0xffffffff) else
 //   vertex buffer     : vertex dense(v) at bytes [dense(v) * stride, + stride)
-//   index buffer      : indices[3 k + c] = dense(corners(f)[c]) for the k-th
-//                       live face f in traversal order
+//   index buffer      : indices[3 k .. 3 k + 2] = dense(from(h)), dense(to(h)),
+//                       dense(to(next(h))), h = halfedge(f), for the k-th live
+//                       face f in traversal order (a rotation of corners(f):
+//                       from_triangles makes halfedge(f) go from t[0] to t[1],
+//                       so export(from_buffers(x)) gives back x's indices)
 //
 // The copy walks the pools' runs (maximal [first, last) of live handles).
 // In parallel the pool is cut into parts of whole bins (partition(4 x
@@ -177,15 +180,22 @@ struct vertex_layout {
   std::string numpy_dtype() const {
     std::string names, formats, offsets;
     for (const vertex_attribute& a : attributes) {
-      const char* sep = names.empty() ? "" : ", ";
-      names += sep + ("'" + a.name + "'");
-      formats += sep;
-      formats += a.components == 1 ? "'" + numpy_format(a.type) + "'"
-                                   : "('" + numpy_format(a.type) + "', (" + std::to_string(a.components) + ",))";
-      offsets += sep + std::to_string(a.offset);
+      if (!names.empty()) names.append(", "), formats.append(", "), offsets.append(", ");
+      names.append("'").append(a.name).append("'");
+      if (a.components == 1)
+        formats.append("'").append(numpy_format(a.type)).append("'");
+      else
+        formats.append("('")
+            .append(numpy_format(a.type))
+            .append("', (")
+            .append(std::to_string(a.components))
+            .append(",))");
+      offsets.append(std::to_string(a.offset));
     }
-    return "{'names': [" + names + "], 'formats': [" + formats + "], 'offsets': [" + offsets +
-           "], 'itemsize': " + std::to_string(stride) + "}";
+    std::string d = "{'names': [";
+    d.append(names).append("], 'formats': [").append(formats).append("], 'offsets': [").append(offsets);
+    d.append("], 'itemsize': ").append(std::to_string(stride)).append("}");
+    return d;
   }
   friend bool operator==(const vertex_layout&, const vertex_layout&) = default;
 };
@@ -470,15 +480,16 @@ void write_vertices(const plan& p, const Runs& runs, std::size_t dense, std::byt
 }
 
 // The triangles of the faces of runs, from dense face `dense` on: the
-// dense indices of corners(f) (Identity: the vertices are dense, index =
-// handle).
+// dense indices of (from(h), to(h), to(next(h))), h = halfedge(f)
+// (Identity: the vertices are dense, index = handle).
 template <bool Identity, class Runs>
 void write_triangles(const triangle_mesh& m, const Runs& runs, std::size_t dense, std::uint32_t* out,
                      const std::uint32_t* map) {
   std::uint32_t* o = out + 3 * dense;
   for (const handle_run r : runs)
     for (std::uint32_t f = r.first; f < r.last; ++f, o += 3) {
-      const auto c = m.corners(Face(f));
+      const Halfedge h = m.halfedge(Face(f));
+      const Vertex c[3] = {m.from(h), m.to(h), m.to(m.next(h))};
       for (int k = 0; k < 3; ++k) o[k] = Identity ? c[k].idx() : map[c[k].idx()];
     }
 }
@@ -518,7 +529,7 @@ void for_parts(const element_range<Handle>& elements, execution how, const Part&
   const auto parts = elements.partition(4 * threads);
   std::vector<std::size_t> first(parts.size() + 1, 0);
   for (std::size_t i = 0; i < parts.size(); ++i) first[i + 1] = first[i] + parts[i].size();
-  const auto run = [&](std::size_t i) { part(element_pool<Handle>::runs(parts[i]), first[i]); };
+  [[maybe_unused]] const auto run = [&](std::size_t i) { part(element_pool<Handle>::runs(parts[i]), first[i]); };
   if (how == execution::openmp) {
 #if defined(_OPENMP)
     const auto n = static_cast<std::ptrdiff_t>(parts.size());
