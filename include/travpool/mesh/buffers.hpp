@@ -20,6 +20,10 @@
 //                       so export(from_buffers(x)) gives back x's indices)
 //
 // The copy walks the pools' runs (maximal [first, last) of live handles).
+// The index pass finds dense(v) from a rank table built by the vertex pass
+// (16 bytes per 64 handles: a 64-bit live mask and the dense index of the
+// word's lowest live handle; dense(v) = first + popcount(mask below v)), or
+// as v.idx() when the vertices are dense.
 // In parallel the pool is cut into parts of whole bins (partition(4 x
 // threads)); a part's first dense index is the prefix sum of the live counts
 // of the parts before it (known from the bins, no counting pass), so every
@@ -43,7 +47,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -443,10 +446,50 @@ struct plan {
   }
 };
 
-// The vertices of runs, from dense index `dense` on: attributes to
-// out + dense * stride, dense indices to map[h] (map may be null).
-template <class Runs>
-void write_vertices(const plan& p, const Runs& runs, std::size_t dense, std::byte* out, std::uint32_t* map) {
+// The dense index of every live handle of a word of 64 handles:
+// first + popcount(live & below(h)), first being the dense index of the
+// word's lowest live handle (a word lies in one bin, whose handles are
+// consecutive in traversal order). 16 bytes per 64 handles: the index
+// pass's lookups stay in the cache where a 4-byte-per-handle map would not.
+struct rank_word {
+  std::uint64_t live = 0;
+  std::uint32_t first = 0;
+  std::uint32_t unused = 0;
+};
+// std::popcount is a libgcc call unless the target has POPCNT (x86-64
+// without -mpopcnt): inline SWAR then, about 12 ALU operations.
+inline std::uint32_t popcount64(std::uint64_t x) noexcept {
+#if defined(__POPCNT__) || !(defined(__x86_64__) || defined(_M_X64))
+  return static_cast<std::uint32_t>(std::popcount(x));
+#else
+  x = x - ((x >> 1) & 0x5555555555555555u);
+  x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+  return static_cast<std::uint32_t>((x * 0x0101010101010101u) >> 56);
+#endif
+}
+inline std::uint32_t rank_of(const rank_word* rank, std::uint32_t h) noexcept {
+  const rank_word& w = rank[h >> 6];
+  return w.first + popcount64(w.live & ((std::uint64_t{1} << (h & 63)) - 1));
+}
+// Effects: records run [first, last) from dense index d in rank (zeroed before).
+inline void rank_run(rank_word* rank, std::uint32_t first, std::uint32_t last, std::uint32_t d) noexcept {
+  while (first < last) {
+    rank_word& w = rank[first >> 6];
+    const std::uint32_t lo = first & 63, n = std::min<std::uint32_t>(last - first, 64 - lo);
+    if (w.live == 0) w.first = d;  // the word's lowest live handle: runs ascend within a word
+    w.live |= (n == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n) - 1)) << lo;
+    first += n;
+    d += n;
+  }
+}
+
+// The vertices of `part` (an element_range or a part of its partition),
+// from dense index `dense` on: attributes to out + dense * stride, dense
+// indices to map[h] and rank (either may be null).
+template <class Part>
+void write_vertices(const plan& p, const Part& part, std::size_t dense, std::byte* out, std::uint32_t* map,
+                    rank_word* rank) {
   constexpr std::uint32_t block = 1024;  // vertices: a block of 48-byte vertices is 48 KiB
   constexpr std::size_t max_runs = 256;
   const std::size_t stride = p.layout.stride;
@@ -463,11 +506,18 @@ void write_vertices(const plan& p, const Runs& runs, std::size_t dense, std::byt
       for (std::size_t r = 0; r < nb; ++r)
         for (std::uint32_t h = buf[r].first; h < buf[r].last; ++h) map[h] = d++;
     }
+    if (rank != nullptr) {
+      auto d = static_cast<std::uint32_t>(dense);
+      for (std::size_t r = 0; r < nb; ++r) {
+        rank_run(rank, buf[r].first, buf[r].last, d);
+        d += buf[r].last - buf[r].first;
+      }
+    }
     dense += count;
     nb = 0;
     count = 0;
   };
-  for (handle_run r : runs) {
+  for (handle_run r : part.runs()) {
     while (r.first < r.last) {
       const std::uint32_t take = std::min(r.last - r.first, block - count);
       buf[nb++] = {r.first, r.first + take};
@@ -479,19 +529,32 @@ void write_vertices(const plan& p, const Runs& runs, std::size_t dense, std::byt
   flush();
 }
 
-// The triangles of the faces of runs, from dense face `dense` on: the
-// dense indices of (from(h), to(h), to(next(h))), h = halfedge(f)
-// (Identity: the vertices are dense, index = handle).
-template <bool Identity, class Runs>
-void write_triangles(const triangle_mesh& m, const Runs& runs, std::size_t dense, std::uint32_t* out,
-                     const std::uint32_t* map) {
+// The triangles of the faces of `part` (an element_range or a part of its
+// partition), from dense face `dense` on: the dense indices of (from(h),
+// to(h), to(next(h))), h = halfedge(f) (rank null: the vertices are dense,
+// index = handle). A bitmap word at a time (for_each): after scattered
+// deletions runs are short, and a loop over runs paid per run.
+template <class Part>
+void write_triangles(const triangle_mesh& m, const Part& part, std::size_t dense, std::uint32_t* out,
+                     const rank_word* rank) {
   std::uint32_t* o = out + 3 * dense;
-  for (const handle_run r : runs)
-    for (std::uint32_t f = r.first; f < r.last; ++f, o += 3) {
-      const Halfedge h = m.halfedge(Face(f));
-      const Vertex c[3] = {m.from(h), m.to(h), m.to(m.next(h))};
-      for (int k = 0; k < 3; ++k) o[k] = Identity ? c[k].idx() : map[c[k].idx()];
-    }
+  if (rank == nullptr) {
+    part.for_each([&](Face f) {
+      const Halfedge h = m.halfedge(f);
+      o[0] = m.from(h).idx();
+      o[1] = m.to(h).idx();
+      o[2] = m.to(m.next(h)).idx();
+      o += 3;
+    });
+  } else {
+    part.for_each([&](Face f) {
+      const Halfedge h = m.halfedge(f);
+      o[0] = rank_of(rank, m.from(h).idx());
+      o[1] = rank_of(rank, m.to(h).idx());
+      o[2] = rank_of(rank, m.to(m.next(h)).idx());
+      o += 3;
+    });
+  }
 }
 
 }  // namespace detail_buffers
@@ -509,8 +572,8 @@ struct mesh_buffers {
 inline namespace TRAVPOOL_MESH_BACKEND {
 
 namespace detail_export {
-// Effects: part(runs, first dense index) over the parts of `elements`:
-// once over all its runs (serial, one thread or one bin), else over
+// Effects: part(range, first dense index) over the parts of `elements`:
+// once over all of it (serial, one thread or one bin), else over
 // partition(4 x threads) in parallel, each part's first dense index the
 // live count of the parts before it.
 template <class Handle, class Part>
@@ -523,13 +586,13 @@ void for_parts(const element_range<Handle>& elements, execution how, const Part&
   if (how == execution::tbb) threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
 #endif
   if (how == execution::serial || threads <= 1 || elements.bin_count() <= 1) {
-    part(elements.runs(), std::size_t{0});
+    part(elements, std::size_t{0});
     return;
   }
   const auto parts = elements.partition(4 * threads);
   std::vector<std::size_t> first(parts.size() + 1, 0);
   for (std::size_t i = 0; i < parts.size(); ++i) first[i + 1] = first[i] + parts[i].size();
-  [[maybe_unused]] const auto run = [&](std::size_t i) { part(element_pool<Handle>::runs(parts[i]), first[i]); };
+  [[maybe_unused]] const auto run = [&](std::size_t i) { part(parts[i], first[i]); };
   if (how == execution::openmp) {
 #if defined(_OPENMP)
     const auto n = static_cast<std::ptrdiff_t>(parts.size());
@@ -555,25 +618,18 @@ inline void check_available(execution how) {
 // Requires: the spans checked. Writes everything.
 inline void run_export(const triangle_mesh& m, const detail_buffers::plan& p, const buffer_options& o,
                        std::byte* vertices, std::uint32_t* indices, std::span<std::uint32_t> map) {
-  const bool dense = is_dense(m.vertices());
   std::uint32_t* to = map.empty() ? nullptr : map.data();
-  std::unique_ptr<std::uint32_t[]> scratch;
-  if (to != nullptr) {
-    std::fill(map.begin(), map.end(), Vertex::invalid_index);  // the holes
-  } else if (o.indices && !dense && m.face_count() > 0) {
-    scratch.reset(new std::uint32_t[vertex_handle_bound(m)]);  // only live entries are read
-    to = scratch.get();
-  }
-  if (p.layout.stride != 0 || to != nullptr)
+  if (to != nullptr) std::fill(map.begin(), map.end(), Vertex::invalid_index);  // the holes
+  // The index pass numbers vertices by rank (dense: by handle).
+  std::vector<detail_buffers::rank_word> rank;
+  if (o.indices && m.face_count() > 0 && !is_dense(m.vertices())) rank.resize((vertex_handle_bound(m) + 63) / 64);
+  detail_buffers::rank_word* r = rank.empty() ? nullptr : rank.data();
+  if (p.layout.stride != 0 || to != nullptr || r != nullptr)
     for_parts(m.vertices(), o.how,
-              [&](const auto& runs, std::size_t d) { detail_buffers::write_vertices(p, runs, d, vertices, to); });
+              [&](const auto& part, std::size_t d) { detail_buffers::write_vertices(p, part, d, vertices, to, r); });
   if (o.indices)
-    for_parts(m.faces(), o.how, [&](const auto& runs, std::size_t d) {
-      if (dense)
-        detail_buffers::write_triangles<true>(m, runs, d, indices, nullptr);
-      else
-        detail_buffers::write_triangles<false>(m, runs, d, indices, to);
-    });
+    for_parts(m.faces(), o.how,
+              [&](const auto& runs, std::size_t d) { detail_buffers::write_triangles(m, runs, d, indices, r); });
 }
 }  // namespace detail_export
 
