@@ -400,6 +400,11 @@ TEST_CASE("dense_span: zero-copy views of columns without holes", "[mesh][buffer
   const Vertex back = m.add_vertex({4, 5, 6});
   CHECK(back == hole);
   CHECK(dense_positions(m).has_value());
+  // Loop subdivision of a dense mesh only creates: every pool stays dense.
+  const triangle_mesh s = sphere(3);
+  CHECK(is_dense(s.vertices()));
+  CHECK(is_dense(s.edges()));
+  CHECK(is_dense(s.faces()));
   // Empty meshes: an empty span.
   const triangle_mesh empty;
   REQUIRE(dense_positions(empty).has_value());

@@ -354,12 +354,21 @@ void convert(const std::byte* base, const handle_run* runs, std::size_t n, std::
              std::size_t) {
   for (std::size_t r = 0; r < n; ++r) {
     const std::uint32_t first = runs[r].first, last = runs[r].last;
-    if constexpr (std::is_same_v<Src, Dst>) {
-      if (stride == N * sizeof(Dst)) {  // packed: the whole run at once
-        std::memcpy(dst, base + std::size_t{first} * stride, std::size_t{last - first} * stride);
-        dst += std::size_t{last - first} * stride;
-        continue;
+    if (stride == N * sizeof(Dst)) {  // packed: the whole run at once
+      const std::size_t count = std::size_t{last - first} * N;
+      const std::byte* src = base + std::size_t{first} * N * sizeof(Src);
+      if constexpr (std::is_same_v<Src, Dst>) {
+        std::memcpy(dst, src, count * sizeof(Dst));
+      } else {  // one flat loop over the components: vectorised
+        for (std::size_t i = 0; i < count; ++i) {
+          Src x;
+          std::memcpy(&x, src + i * sizeof(Src), sizeof(Src));
+          const Dst y = static_cast<Dst>(x);
+          std::memcpy(dst + i * sizeof(Dst), &y, sizeof(Dst));
+        }
       }
+      dst += count * sizeof(Dst);
+      continue;
     }
     for (std::uint32_t h = first; h < last; ++h, dst += stride) {
       Src s[N];
@@ -384,6 +393,53 @@ void copy_bytes(const std::byte* base, const handle_run* runs, std::size_t n, st
       continue;
     }
     for (std::uint32_t h = first; h < last; ++h, dst += stride) std::memcpy(dst, base + std::size_t{h} * b, b);
+  }
+}
+
+// The same over a list of handles (a sparse pool: runs are short there,
+// and a loop per run costs more than the copy).
+using gather_fn = void (*)(const std::byte* base, const std::uint32_t* handles, std::size_t n, std::byte* dst,
+                           std::size_t stride, std::size_t bytes);
+
+template <class Src, class Dst, std::size_t N>
+void gather_convert(const std::byte* base, const std::uint32_t* handles, std::size_t n, std::byte* dst,
+                    std::size_t stride, std::size_t) {
+  for (std::size_t i = 0; i < n; ++i, dst += stride) {
+    Src s[N];
+    std::memcpy(s, base + std::size_t{handles[i]} * sizeof s, sizeof s);
+    Dst d[N];
+    for (std::size_t c = 0; c < N; ++c) d[c] = static_cast<Dst>(s[c]);
+    std::memcpy(dst, d, sizeof d);
+  }
+}
+
+template <std::size_t Bytes>
+void gather_bytes(const std::byte* base, const std::uint32_t* handles, std::size_t n, std::byte* dst,
+                  std::size_t stride, std::size_t bytes) {
+  const std::size_t b = Bytes != 0 ? Bytes : bytes;
+  for (std::size_t i = 0; i < n; ++i, dst += stride) std::memcpy(dst, base + std::size_t{handles[i]} * b, b);
+}
+
+inline gather_fn bytes_gatherer(std::size_t bytes) noexcept {
+  switch (bytes) {
+    case 1:
+      return &gather_bytes<1>;
+    case 2:
+      return &gather_bytes<2>;
+    case 4:
+      return &gather_bytes<4>;
+    case 8:
+      return &gather_bytes<8>;
+    case 12:
+      return &gather_bytes<12>;
+    case 16:
+      return &gather_bytes<16>;
+    case 24:
+      return &gather_bytes<24>;
+    case 32:
+      return &gather_bytes<32>;
+    default:
+      return &gather_bytes<0>;
   }
 }
 
@@ -416,20 +472,24 @@ struct plan {
     const std::byte* base;
     std::size_t offset;
     std::size_t bytes;  // of the column's element
-    copy_fn copy;
+    copy_fn copy;       // over runs
+    gather_fn gather;   // over a list of handles
   };
   vertex_layout layout;
   std::vector<step> steps;
   bool padded = false;  // some byte of a vertex is no attribute's: zeroed
 
   plan(const triangle_mesh& m, const buffer_options& o) : layout(layout_of(o)) {
-    const copy_fn real3 = o.real == component_type::f32 ? &convert<double, float, 3> : &convert<double, double, 3>;
+    const bool f32 = o.real == component_type::f32;
+    const copy_fn real3 = f32 ? &convert<double, float, 3> : &convert<double, double, 3>;
+    const gather_fn real3_gather = f32 ? &gather_convert<double, float, 3> : &gather_convert<double, double, 3>;
     std::size_t a = 0, covered = 0;
-    const auto next = [&](const std::byte* base, std::size_t bytes, copy_fn f) {
-      steps.push_back({base, layout.attributes[a].offset, bytes, f});
+    const auto next = [&](const std::byte* base, std::size_t bytes, bool vec) {
+      steps.push_back({base, layout.attributes[a].offset, bytes, vec ? real3 : bytes_copier(bytes),
+                       vec ? real3_gather : bytes_gatherer(bytes)});
       covered += layout.attributes[a++].bytes();
     };
-    if (o.positions) next(reinterpret_cast<const std::byte*>(m.positions().column_key().data()), sizeof(vec3), real3);
+    if (o.positions) next(reinterpret_cast<const std::byte*>(m.positions().column_key().data()), sizeof(vec3), true);
     if (o.normals) {
       // The normals' column has no key outside the mesh: its element 0 is
       // &normal(v) - v for any live v (none: nothing is read).
@@ -438,10 +498,9 @@ struct plan {
         const Vertex v = *m.vertices().begin();
         base = reinterpret_cast<const std::byte*>(&m.normal(v)) - std::size_t{v.idx()} * sizeof(vec3);
       }
-      next(base, sizeof(vec3), real3);
+      next(base, sizeof(vec3), true);
     }
-    for (const vertex_attribute_source& p : o.properties)
-      next(p.data(), p.element_size(), p.is_vec3() ? real3 : bytes_copier(p.element_size()));
+    for (const vertex_attribute_source& p : o.properties) next(p.data(), p.element_size(), p.is_vec3());
     padded = covered < layout.stride;
   }
 };
@@ -488,8 +547,8 @@ inline void rank_run(rank_word* rank, std::uint32_t first, std::uint32_t last, s
 // from dense index `dense` on: attributes to out + dense * stride, dense
 // indices to map[h] and rank (either may be null).
 template <class Part>
-void write_vertices(const plan& p, const Part& part, std::size_t dense, std::byte* out, std::uint32_t* map,
-                    rank_word* rank) {
+void write_vertex_runs(const plan& p, const Part& part, std::size_t dense, std::byte* out, std::uint32_t* map,
+                       rank_word* rank) {
   constexpr std::uint32_t block = 1024;  // vertices: a block of 48-byte vertices is 48 KiB
   constexpr std::size_t max_runs = 256;
   const std::size_t stride = p.layout.stride;
@@ -527,6 +586,50 @@ void write_vertices(const plan& p, const Part& part, std::size_t dense, std::byt
     }
   }
   flush();
+}
+
+// As write_vertex_runs, a bitmap word at a time through a list of
+// handles: for pools with holes, whose runs are short.
+template <class Part>
+void write_vertex_list(const plan& p, const Part& part, std::size_t dense, std::byte* out, std::uint32_t* map,
+                       rank_word* rank) {
+  constexpr std::size_t block = 1024;
+  const std::size_t stride = p.layout.stride;
+  std::uint32_t buf[block];
+  std::size_t count = 0;
+  const auto flush = [&] {
+    if (count == 0) return;
+    std::byte* dst = out + dense * stride;
+    if (p.padded) std::memset(dst, 0, count * stride);
+    for (const plan::step& s : p.steps) s.gather(s.base, buf, count, dst + s.offset, stride, s.bytes);
+    auto d = static_cast<std::uint32_t>(dense);
+    if (map != nullptr)
+      for (std::size_t i = 0; i < count; ++i) map[buf[i]] = d + static_cast<std::uint32_t>(i);
+    if (rank != nullptr)
+      for (std::size_t i = 0; i < count; ++i, ++d) {
+        rank_word& w = rank[buf[i] >> 6];
+        if (w.live == 0) w.first = d;  // handles ascend within a word
+        w.live |= std::uint64_t{1} << (buf[i] & 63);
+      }
+    dense += count;
+    count = 0;
+  };
+  part.for_each([&](Vertex v) {
+    buf[count++] = v.idx();
+    if (count == block) flush();
+  });
+  flush();
+}
+
+// The vertices of `part` from dense index `dense` on (write_vertex_runs),
+// over runs where the pool is dense, else over handle lists.
+template <class Part>
+void write_vertices(const plan& p, const Part& part, std::size_t dense, std::byte* out, std::uint32_t* map,
+                    rank_word* rank, bool dense_pool) {
+  if (dense_pool)
+    write_vertex_runs(p, part, dense, out, map, rank);
+  else
+    write_vertex_list(p, part, dense, out, map, rank);
 }
 
 // The triangles of the faces of `part` (an element_range or a part of its
@@ -621,12 +724,14 @@ inline void run_export(const triangle_mesh& m, const detail_buffers::plan& p, co
   std::uint32_t* to = map.empty() ? nullptr : map.data();
   if (to != nullptr) std::fill(map.begin(), map.end(), Vertex::invalid_index);  // the holes
   // The index pass numbers vertices by rank (dense: by handle).
+  const bool dense = is_dense(m.vertices());
   std::vector<detail_buffers::rank_word> rank;
-  if (o.indices && m.face_count() > 0 && !is_dense(m.vertices())) rank.resize((vertex_handle_bound(m) + 63) / 64);
+  if (o.indices && m.face_count() > 0 && !dense) rank.resize((vertex_handle_bound(m) + 63) / 64);
   detail_buffers::rank_word* r = rank.empty() ? nullptr : rank.data();
   if (p.layout.stride != 0 || to != nullptr || r != nullptr)
-    for_parts(m.vertices(), o.how,
-              [&](const auto& part, std::size_t d) { detail_buffers::write_vertices(p, part, d, vertices, to, r); });
+    for_parts(m.vertices(), o.how, [&](const auto& part, std::size_t d) {
+      detail_buffers::write_vertices(p, part, d, vertices, to, r, dense);
+    });
   if (o.indices)
     for_parts(m.faces(), o.how,
               [&](const auto& runs, std::size_t d) { detail_buffers::write_triangles(m, runs, d, indices, r); });
