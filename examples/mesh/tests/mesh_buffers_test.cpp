@@ -86,24 +86,25 @@ void check_buffers(const triangle_mesh& m, const mesh_buffers& b, component_type
   REQUIRE(pos != nullptr);
   REQUIRE(b.vertex_count() == m.vertex_count());
   REQUIRE(b.indices.size() == 3 * m.face_count());
+  // Counted, then checked once (a REQUIRE per value is slow under ASan).
   std::vector<vec3> points;
   std::uint32_t i = 0;
+  std::size_t bad_position = 0, bad_map = 0, bad_index = 0, bad_corner = 0;
   for (const Vertex v : m.vertices()) {
     const vec3 p = read_real3(b.vertices, std::size_t{i} * b.layout.stride + pos->offset, real);
     const vec3& q = m.position(v);
     const vec3 e = real == component_type::f32 ? as_float(q) : q;
-    INFO("vertex " << i);
-    REQUIRE(p.x == e.x);
-    REQUIRE(p.y == e.y);
-    REQUIRE(p.z == e.z);
-    if (!b.vertex_map.empty()) REQUIRE(b.vertex_map.at(v.idx()) == i);
+    bad_position += !(p.x == e.x && p.y == e.y && p.z == e.z);
+    if (!b.vertex_map.empty()) bad_map += b.vertex_map.at(v.idx()) != i;
     points.push_back(p);
     ++i;
   }
+  CHECK(bad_position == 0);
+  CHECK(bad_map == 0);
   if (!b.vertex_map.empty()) {
     std::size_t live = 0;
     for (const std::uint32_t x : b.vertex_map) live += x != Vertex::invalid_index;
-    REQUIRE(live == m.vertex_count());
+    CHECK(live == m.vertex_count());
   }
   std::size_t k = 0;
   const auto numbers = vertex_numbers(m);
@@ -111,13 +112,15 @@ void check_buffers(const triangle_mesh& m, const mesh_buffers& b, component_type
     const auto c = export_corners(m, f);
     for (int j = 0; j < 3; ++j) {
       const std::uint32_t x = b.indices[3 * k + j];
-      REQUIRE(x == numbers.at(c[j]));  // the traversal-order numbering
+      bad_index += x != numbers.at(c[j]);  // the traversal-order numbering
       // The geometry: the buffer's corner is the mesh's corner.
       const vec3 d = points.at(x) - m.position(c[j]);
-      REQUIRE(norm(d) <= 1e-6 * (1 + norm(m.position(c[j]))));
+      bad_corner += !(norm(d) <= 1e-6 * (1 + norm(m.position(c[j]))));
     }
     ++k;
   }
+  CHECK(bad_index == 0);
+  CHECK(bad_corner == 0);
 }
 
 }  // namespace
@@ -356,11 +359,12 @@ TEST_CASE("dense_span: zero-copy views of columns without holes", "[mesh][buffer
   REQUIRE(pos.has_value());
   CHECK(pos->size() == m.vertex_count());
   CHECK(pos->data() == &m.position(Vertex(0)));  // no copy: the column itself
-  std::size_t i = 0;
+  std::size_t i = 0, bad = 0;
   for (const Vertex v : m.vertices()) {
-    REQUIRE(v.idx() == i);  // traversal order is handle order
-    REQUIRE((*pos)[i++] == m.position(v));
+    bad += v.idx() != i;  // traversal order is handle order
+    bad += !((*pos)[i++] == m.position(v));
   }
+  CHECK(bad == 0);
   const auto nrm = dense_normals(m);
   REQUIRE(nrm.has_value());
   CHECK(nrm->data() == &m.normal(Vertex(0)));

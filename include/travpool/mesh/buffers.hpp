@@ -19,18 +19,26 @@
 //                       from_triangles makes halfedge(f) go from t[0] to t[1],
 //                       so export(from_buffers(x)) gives back x's indices)
 //
-// The copy walks the pools' runs (maximal [first, last) of live handles).
-// The index pass finds dense(v) from a rank table built by the vertex pass
-// (16 bytes per 64 handles: a 64-bit live mask and the dense index of the
-// word's lowest live handle; dense(v) = first + popcount(mask below v)), or
-// as v.idx() when the vertices are dense.
-// In parallel the pool is cut into parts of whole bins (partition(4 x
-// threads)); a part's first dense index is the prefix sum of the live counts
-// of the parts before it (known from the bins, no counting pass), so every
-// element is written to the same place with the same bytes as in the serial
-// copy: parallel == serial bit for bit. A part's runs are copied in blocks of
-// at most block_vertices vertices, one attribute after the other, so that an
-// interleaved block stays in the cache while its attributes are written.
+// The vertex pass copies a dense pool run by run (maximal [first, last) of
+// live handles: a memcpy where nothing converts), and a pool with holes
+// through lists of handles, a bitmap word at a time (its runs are short),
+// in blocks of at most 1024 vertices, one attribute after the other, so
+// that an interleaved block stays in the cache while its attributes are
+// written. The index pass walks the faces a bitmap word at a time and finds
+// dense(v) as v.idx() when the vertices are dense, else from a rank table
+// built by the vertex pass (16 bytes per 64 handles: a 64-bit live mask
+// and the dense index of the word's lowest live handle;
+// dense(v) = first + popcount(mask below v)).
+//
+// In parallel each pool is cut into parts of whole bins (partition(4 x
+// threads)); a part's first dense index is the prefix sum of the live
+// counts of the parts before it (known from the bins, no counting pass), so
+// every element is written to the same place with the same bytes as in the
+// serial copy: parallel == serial bit for bit.
+//
+// Invariants of the output (checked by mesh_buffers_test):
+//   vertices.size() >= V * stride,  indices[i] < V,  vertex_map[v.idx()] == dense(v)
+//   indices[3k .. 3k+2] name the corners of the k-th live face, counter-clockwise
 //
 // Live-dense columns: when a pool's live handles are exactly [0, n) (its
 // runs, in traversal order, are [0, a), [a, b), ..., [., n): one per bin
