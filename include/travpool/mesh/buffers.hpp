@@ -680,6 +680,14 @@ struct mesh_buffers {
   std::size_t vertex_count() const noexcept { return layout.stride == 0 ? 0 : vertices.size() / layout.stride; }
 };
 
+// The sizes the spans of export_buffers need (buffer_sizes_of).
+struct buffer_sizes {
+  vertex_layout layout;
+  std::size_t vertex_bytes = 0;  // vertex_count() x layout.stride
+  std::size_t index_count = 0;   // 3 x face_count(), 0 without options.indices
+  std::size_t map_size = 0;      // vertex_handle_bound(m)
+};
+
 inline namespace TRAVPOOL_MESH_BACKEND {
 
 namespace detail_export {
@@ -745,14 +753,6 @@ inline void run_export(const triangle_mesh& m, const detail_buffers::plan& p, co
               [&](const auto& runs, std::size_t d) { detail_buffers::write_triangles(m, runs, d, indices, r); });
 }
 }  // namespace detail_export
-
-// The sizes the spans of export_buffers need (buffer_sizes_of).
-struct buffer_sizes {
-  vertex_layout layout;
-  std::size_t vertex_bytes = 0;  // vertex_count() x layout.stride
-  std::size_t index_count = 0;   // 3 x face_count(), 0 without options.indices
-  std::size_t map_size = 0;      // vertex_handle_bound(m)
-};
 
 // Returns: the sizes the spans of export_buffers(m, ..., options) need.
 // Throws: as layout_of.
