@@ -7,6 +7,9 @@
 //                                 split_collapse, serial or parallel
 //                                 (execution::openmp / execution::tbb where
 //                                 the build has them: available(how))
+//   travpool/mesh/buffers.hpp    dense arrays for GPU upload and NumPy:
+//                                 export_buffers, vertex_layout,
+//                                 dense_span (zero-copy), from_buffers
 //   travpool/mesh/io.hpp          OFF, OBJ and PLY: read_mesh, write_mesh,
 //                                 errors naming the file and line
 //
@@ -15,5 +18,6 @@
 #pragma once
 
 #include "mesh/algorithms.hpp"
+#include "mesh/buffers.hpp"
 #include "mesh/io.hpp"
 #include "mesh/mesh.hpp"
