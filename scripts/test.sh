@@ -134,8 +134,9 @@ phase test ctest --preset asan -j "$jobs"
 
 stage "5/9 TSan build and threaded tests"
 cmake --preset tsan >/dev/null
-# Only the threaded tests (*_mt_test.cpp, ctest label "threads") run here.
-mapfile -t mt_targets < <(find tests -name '*_mt_test.cpp' -exec basename {} .cpp \;)
+# Only the threaded tests (*_mt_test.cpp, ctest label "threads") run here,
+# the mesh's (examples/mesh/tests) included.
+mapfile -t mt_targets < <(find tests examples/mesh/tests -name '*_mt_test.cpp' -exec basename {} .cpp \;)
 phase build cmake --build --preset tsan -j "$jobs" --target "${mt_targets[@]}"
 # TSan needs a non-randomised high address layout on some kernels.
 phase test setarch "$(uname -m)" -R ctest --preset tsan -j "$jobs"

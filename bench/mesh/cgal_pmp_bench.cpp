@@ -13,6 +13,9 @@
 //                edge length (splits, collapses, flips, relaxation)
 //   fill_holes   PMP::triangulate_hole on every border cycle (meshes with
 //                holes only)
+//   edge_collapse  Surface_mesh_simplification::edge_collapse with its
+//                default (Lindstrom-Turk) policies, down to 10 % of the
+//                edges (Count_ratio_stop_predicate 0.1)
 //   normals_after_delete  compute_vertex_normals after CGAL::Euler::remove_face
 //                of a random half of the faces (seed 42; not timed): the
 //                sweep over a mesh with holes, with no garbage collection
@@ -39,6 +42,8 @@
 #include <CGAL/Polygon_mesh_processing/remesh.h>
 #include <CGAL/Polygon_mesh_processing/triangulate_hole.h>
 #include <CGAL/Surface_mesh.h>
+#include <CGAL/Surface_mesh_simplification/Policies/Edge_collapse/Count_ratio_stop_predicate.h>
+#include <CGAL/Surface_mesh_simplification/edge_collapse.h>
 #include <CGAL/boost/graph/Euler_operations.h>
 
 namespace {
@@ -96,6 +101,9 @@ void run_op(benchmark::State& state, const tm_::soup& s, const std::string& op, 
       benchmark::DoNotOptimize(PMP::connected_components(m, fc));
     } else if (op == "remesh") {
       PMP::isotropic_remeshing(faces(m), target, m, PMP::parameters::number_of_iterations(1));
+    } else if (op == "edge_collapse") {
+      namespace SMS = CGAL::Surface_mesh_simplification;
+      benchmark::DoNotOptimize(SMS::edge_collapse(m, SMS::Count_ratio_stop_predicate<Mesh>(0.1)));
     } else if (op == "fill_holes") {
       std::vector<fd> patch;
       for (const hd h : holes) PMP::triangulate_hole(m, h, std::back_inserter(patch));
@@ -143,7 +151,7 @@ int main(int argc, char** argv) {
     const tm_::soup& s = soups.back();
     const double target = mean_edge_length(build(s, static_cast<surface_mesh*>(nullptr)));
     const bool has_holes = !CGAL::is_closed(build(s, static_cast<surface_mesh*>(nullptr)));
-    for (const char* op : {"normals", "components", "remesh", "fill_holes", "normals_after_delete"}) {
+    for (const char* op : {"normals", "components", "remesh", "edge_collapse", "fill_holes", "normals_after_delete"}) {
       const std::string o = op;
       if (o == "fill_holes" && !has_holes) continue;
       benchmark::RegisterBenchmark(

@@ -59,6 +59,14 @@
 // columns, iterating, partitioning, reserve, shrink_to_fit, compact, clear,
 // validate) needs a quiescent pool. Reading and writing column elements is
 // the caller's business: distinct handles are distinct memory.
+// set_exclusive(true) (sync::bin_locks) is the caller's word that one
+// thread at a time uses the pool until set_exclusive(false): create and
+// destroy then skip the locks' protocol (no thread state, bias or claim is
+// read or written) and a create takes its chunk from the bin of the last
+// create or destroy (the hint) while it has room, else through take():
+//   hint != null  =>  exclusive, and the hint is a bin with an index (not retired)
+// so a pool that is concurrent only some of the time (the mesh's: parallel
+// edit phases) costs its serial users what sync::none would.
 //
 // One class, in sections: types; construction; columns; handles;
 // traversal; memory; diagnostics. Its layers are named by the composition
@@ -160,6 +168,9 @@ class basic_column_pool {
   static constexpr bool unchecked = layers::checks == detail::checks_level::off;
   static constexpr bool bin_locked = layers::bin_locked;
   static constexpr bool serialised = layers::serialised;
+  // set_exclusive's unlocked path: bin_locks, without checks::on's lock
+  // contract checks.
+  static constexpr bool exclusive_path = bin_locked && !layers::checked;
 
  public:
   // ---------------------------------------------------------------------
@@ -200,6 +211,7 @@ class basic_column_pool {
   basic_column_pool(basic_column_pool&& o) noexcept : core_(o.bin_slots()), index_(std::move(o.index_)) {
     core_.steal(o.core_);
     columns_ = std::exchange(o.columns_, detail::column_set{});
+    exclusive_ = std::exchange(o.exclusive_, {});
   }
   // Effects: release(), then as the move constructor.
   basic_column_pool& operator=(basic_column_pool&& o) noexcept {
@@ -208,6 +220,7 @@ class basic_column_pool {
       core_.steal(o.core_);
       columns_ = std::exchange(o.columns_, detail::column_set{});
       index_ = std::move(o.index_);
+      exclusive_ = std::exchange(o.exclusive_, {});
     }
     return *this;
   }
@@ -231,6 +244,20 @@ class basic_column_pool {
     return typed(columns_.add(
         std::move(name), std::move(init), bin_slots(), index_.max_bins(),
         [this](std::uint32_t q) { return index_.at(q) != nullptr; }, indices()));
+  }
+
+  // Effects: adds a generation column named `name`: a read-only column of
+  // std::uint32_t whose element at h counts the destroys of slot h (a
+  // create keeps it), so {h, generations[h]} taken while h lives names that
+  // element only, even after the slot is reused (detail/column_storage.hpp:
+  // generation_column). shrink_to_fit sets the counts of the blocks it
+  // gives back to 0. Returns: its key. Throws: as add_column. Cost: one
+  // more column for create and destroy (a no-op call and an increment)
+  // while it exists; nothing without one.
+  column<const std::uint32_t, handle> add_generation_column(std::string name) {
+    const column<const std::uint32_t> c = columns_.add_generations(
+        std::move(name), bin_slots(), index_.max_bins(), [this](std::uint32_t q) { return index_.at(q) != nullptr; });
+    return column<const std::uint32_t, handle>(c.data(), c.id());
   }
 
   // Returns: the key of the column named `name` if there is one, else the
@@ -281,7 +308,7 @@ class basic_column_pool {
   // constructors and destructors must not use the pool.
   handle create() {
     [[maybe_unused]] auto g = serialise();
-    const detail::taken t = core_.take();
+    const detail::taken t = take();
     if (t.new_bin) [[unlikely]]
       assign_index(t);
     const std::uint32_t h = detail::handle_base(*t.bin) + t.index;
@@ -304,11 +331,40 @@ class basic_column_pool {
     bin* b = index_.bin_of(h);
     if (b == nullptr) throw usage_error("travpool: destroy of a handle that names no bin of this pool");
     const std::uint32_t i = index_.chunk_of(h);
+    if constexpr (exclusive_path) {
+      if (exclusive_.on) {
+        if (!algo::is_live(*b, i)) throw usage_error("travpool: destroy of a handle that is not live");
+        destroy_values(h);
+        core_.free_chunk(*b, i);
+        exclusive_.hint = b;  // the next create reuses the chunk just freed (b has an index: never retired)
+        return;
+      }
+    }
     core_.locked(*b, [&] {
       if (!algo::is_live(*b, i)) throw usage_error("travpool: destroy of a handle that is not live");
       destroy_values(h);
       core_.free_chunk(*b, i);
     });
+  }
+
+  // sync::bin_locks only. Effects: on: create and destroy take the caller's
+  // word that no other thread uses the pool (as sync::none: one thread at a
+  // time), and skip the bin locks' protocol (no thread state, bias or claim
+  // is read); a create takes its chunk from the bin of the last create or
+  // destroy while that bin has room. off (the default): as sync::bin_locks.
+  // Requires: a quiescent pool, and a switch ordered with every other
+  // thread's use of the pool (a join, a mutex). Under checks::on the locks'
+  // protocol is kept either way (its lock contract checks need it).
+  void set_exclusive(bool on) noexcept requires bin_locked {
+    exclusive_.on = on;
+    exclusive_.hint = nullptr;
+  }
+  // Returns: what set_exclusive set last (false for a pool without bin_locks).
+  bool exclusive() const noexcept {
+    if constexpr (bin_locked)
+      return exclusive_.on;
+    else
+      return false;
   }
 
   // Returns: whether h is live; any value is safe. O(1). Thread-safe (with
@@ -347,6 +403,10 @@ class basic_column_pool {
   std::uint32_t bin_slots() const noexcept { return core_.capacity(); }
   // Returns: the handle bound: every handle is below max_slots().
   std::uint64_t max_slots() const noexcept { return index_.max_slots(); }
+  // Returns: a bound above every live handle (h < handle_bound()), the
+  // end of the highest bin's handles: a size for arrays indexed by handle
+  // (CGAL's num_vertices(g)). O(1); thread-safe.
+  std::uint64_t handle_bound() const noexcept { return index_.handle_bound(); }
   // Returns: slots in the bins held (live or not).
   std::size_t capacity() const noexcept { return bin_count() * bin_slots(); }
 
@@ -421,6 +481,7 @@ class basic_column_pool {
   // Effects: every bin without a live handle decommits its column blocks,
   // frees its index and is given back. Live handles stay valid.
   void shrink_to_fit() noexcept {
+    drop_hint();
     for (std::uint32_t q = 0; q < index_.max_bins(); ++q) {
       bin* b = index_.at(q);
       if (b != nullptr && b->live_ == 0) drop_index(q);
@@ -492,6 +553,33 @@ class basic_column_pool {
       return no_serial{};
   }
 
+  // Returns: a chunk from the bin layer: exclusively (set_exclusive) or
+  // through its protocol.
+  // The exclusive path is inline; the bin locks' protocol, and a new bin,
+  // are a call (inlined, their registers would cost every create).
+  TRAVPOOL_ALWAYS_INLINE detail::taken take() {
+    if constexpr (exclusive_path) {
+      bin* const b = exclusive_.hint;  // null unless on (and never retired)
+      if (b != nullptr && !b->full()) [[likely]]
+        return {b, core_.take_exclusive(*b), false};
+      return take_slow();
+    } else {
+      return core_.take();
+    }
+  }
+  // Returns: core_.take(); under set_exclusive its bin becomes the hint.
+  TRAVPOOL_NOINLINE detail::taken take_slow() {
+    const detail::taken t = core_.take();
+    if constexpr (bin_locked) {
+      if (exclusive_.on) exclusive_.hint = t.bin;
+    }
+    return t;
+  }
+  // Effects: forgets the exclusive create's bin (its bin may go).
+  void drop_hint() noexcept {
+    if constexpr (bin_locked) exclusive_.hint = nullptr;
+  }
+
   // Returns: the live handles as indices (what column_set takes).
   pool_subrange<detail::handle_iterator<>> indices() const noexcept {
     return {detail::handle_iterator<>::first_from(core_.first()), detail::handle_iterator<>::at_end(core_.root()),
@@ -505,6 +593,7 @@ class basic_column_pool {
   // Effects: destroys every element, gives back every bin, drops every
   // column and index.
   void release() noexcept {
+    drop_hint();
     core_.release_all([this](bin& b, std::uint32_t i) { destroy_values(detail::handle_base(b) + i); });
     columns_ = detail::column_set{};
     index_.clear_all();
@@ -538,6 +627,7 @@ class basic_column_pool {
   // Effects: core_.untake(t), dropping the bin's index first if untake is
   // about to give the bin back (a new bin that holds only t).
   void untake(const detail::taken& t) noexcept {
+    if (t.new_bin) drop_hint();  // the bin may be retired
     if (t.new_bin && detail::load_relaxed(t.bin->live_) == 1) {
       std::lock_guard<std::mutex> g(index_mutex_);
       drop_index(index_.index_of(*t.bin));
@@ -546,12 +636,20 @@ class basic_column_pool {
   }
 
   struct no_serial {};
+  // set_exclusive's state (sync::bin_locks): whether it is on, and the bin
+  // of the last exclusive create or destroy, or null (always null when off;
+  // never a retired bin: shrink_to_fit, release and untake drop it).
+  struct exclusive_state {
+    bool on = false;
+    bin* hint = nullptr;
+  };
 
   core_type core_;
   detail::column_set columns_;
   std::mutex index_mutex_;    // index_ while a bin gets or loses its index
   detail::slot_index index_;  // bin index <-> bin
   [[no_unique_address]] mutable std::conditional_t<serialised, std::mutex, no_serial> serial_;
+  [[no_unique_address]] std::conditional_t<bin_locked, exclusive_state, no_serial> exclusive_;
 };
 
 }  // namespace TRAVPOOL_ABI_NAMESPACE

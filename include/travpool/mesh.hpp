@@ -10,6 +10,9 @@
 //   travpool/mesh/bvh.hpp         triangle_bvh: closest points on triangles
 //   travpool/mesh/remesh.hpp      isotropic remeshing (split, collapse, flip,
 //                                 relax, project), serial or parallel sweeps
+//   travpool/mesh/buffers.hpp    dense arrays for GPU upload and NumPy:
+//                                 export_buffers, vertex_layout,
+//                                 dense_span (zero-copy), from_buffers
 //   travpool/mesh/io.hpp          OFF, OBJ and PLY: read_mesh, write_mesh,
 //                                 errors naming the file and line
 //
@@ -18,6 +21,7 @@
 #pragma once
 
 #include "mesh/algorithms.hpp"
+#include "mesh/buffers.hpp"
 #include "mesh/bvh.hpp"
 #include "mesh/io.hpp"
 #include "mesh/mesh.hpp"

@@ -71,6 +71,30 @@ TEST_CASE("dereferencing an iterator does not ask whether its bin is changing", 
   pool.validate();
 }
 
+TEST_CASE("a concurrent pool's dead dereference names a sweep that is not quiescent", "[checks]") {
+  // A sweep of a concurrent_pool while other threads create or destroy is
+  // misuse; the dereference that meets its destroyed element says so,
+  // and names a change under way in the bin when it meets one.
+  travpool::concurrent_pool<int> cp(travpool::bin_capacity{8});
+  std::vector<int*> v;
+  for (int i = 0; i < 6; ++i) v.push_back(cp.create(i));
+  auto it = cp.get_iterator(v[3]);
+  std::thread([&] { cp.destroy(v[3]); }).join();
+  REQUIRE_THROWS_WITH(*it, Catch::Contains("destroyed") && Catch::Contains("quiescent"));
+  auto* bin = const_cast<travpool::detail::bin_base*>(travpool::detail::test_access::bins(cp)[0]);
+  bin->mods_.fetch_add(1);  // another thread's change under way in the bin
+  REQUIRE_THROWS_WITH(*it, Catch::Contains("another thread modifies"));
+  bin->mods_.fetch_add(1);
+  cp.validate();
+
+  // A single-threaded pool keeps the plain message.
+  travpool::basic_pool<int, travpool::checks::on> p(travpool::bin_capacity{8});
+  int* x = p.create(1);
+  auto px = p.get_iterator(x);
+  p.destroy(x);
+  REQUIRE_THROWS_WITH(*px, Catch::Contains("whose element was destroyed") && !Catch::Contains("quiescent"));
+}
+
 // Under checks::on every change of a concurrent pool's bin checks that the
 // changing thread holds the bin's lock or biased section (the lock
 // contract of the acquisition layer, which aborts if broken): erase, which

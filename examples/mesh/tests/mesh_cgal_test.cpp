@@ -24,6 +24,8 @@
 #include <CGAL/Polygon_mesh_processing/remesh.h>
 #include <CGAL/Polygon_mesh_processing/triangulate_hole.h>
 #include <CGAL/Surface_mesh.h>
+#include <CGAL/Surface_mesh_simplification/Policies/Edge_collapse/Count_ratio_stop_predicate.h>
+#include <CGAL/Surface_mesh_simplification/edge_collapse.h>
 #include <CGAL/boost/graph/Euler_operations.h>
 #include <CGAL/boost/graph/graph_concepts.h>
 #include <CGAL/boost/graph/helpers.h>
@@ -105,8 +107,20 @@ void require_same_counts(const twin& t) {
   REQUIRE(t.tm.vertex_count() == t.sm.number_of_vertices());
   REQUIRE(t.tm.edge_count() == t.sm.number_of_edges());
   REQUIRE(t.tm.face_count() == t.sm.number_of_faces());
-  REQUIRE(num_vertices(t.tm) == std::distance(vertices(t.tm).begin(), vertices(t.tm).end()));
-  REQUIRE(num_halfedges(t.tm) == std::distance(halfedges(t.tm).begin(), halfedges(t.tm).end()));
+  // num_*(g) is the handle bound (CGAL: an upper bound of the count), and
+  // the internal index maps are valid indices into arrays of that size.
+  REQUIRE(num_vertices(t.tm) >= std::distance(vertices(t.tm).begin(), vertices(t.tm).end()));
+  REQUIRE(num_halfedges(t.tm) >= std::distance(halfedges(t.tm).begin(), halfedges(t.tm).end()));
+  REQUIRE(num_vertices(t.tm) == t.tm.handle_bound<Vertex>());
+  REQUIRE(num_faces(t.tm) == t.tm.handle_bound<Face>());
+  REQUIRE(CGAL::BGL::internal::is_index_map_valid(CGAL::internal_np::vertex_index_t{},
+                                                   get(boost::vertex_index, t.tm), t.tm));
+  REQUIRE(CGAL::BGL::internal::is_index_map_valid(CGAL::internal_np::halfedge_index_t{},
+                                                   get(boost::halfedge_index, t.tm), t.tm));
+  REQUIRE(CGAL::BGL::internal::is_index_map_valid(CGAL::internal_np::edge_index_t{}, get(boost::edge_index, t.tm),
+                                                   t.tm));
+  REQUIRE(CGAL::BGL::internal::is_index_map_valid(CGAL::internal_np::face_index_t{}, get(boost::face_index, t.tm),
+                                                   t.tm));
 }
 
 bool close(double a, double b, double rel = 1e-9) {
@@ -155,9 +169,20 @@ std::vector<std::array<std::uint32_t, 3>> triangles_of(const Mesh& m, const Numb
 
 TEST_CASE("cgal: the BGL views match the mesh", "[mesh][cgal]") {
   triangle_mesh m = sphere(2);
-  REQUIRE(num_vertices(m) == m.vertex_count());
-  REQUIRE(num_edges(m) == m.edge_count());
-  REQUIRE(num_faces(m) == m.face_count());
+  // The counts CGAL sees are the handle bounds: above every index, at least
+  // the live counts (its concepts ask an upper bound, as Surface_mesh's
+  // removed elements make it).
+  REQUIRE(num_vertices(m) == m.handle_bound<Vertex>());
+  REQUIRE(num_edges(m) == m.handle_bound<Edge>());
+  REQUIRE(num_halfedges(m) == m.handle_bound<Halfedge>());
+  REQUIRE(num_faces(m) == m.handle_bound<Face>());
+  REQUIRE(num_vertices(m) >= m.vertex_count());
+  REQUIRE(num_edges(m) >= m.edge_count());
+  REQUIRE(num_faces(m) >= m.face_count());
+  for (const Vertex v : vertices(m)) REQUIRE(get(boost::vertex_index, m, v) == v.idx());
+  for (const Halfedge h : halfedges(m)) REQUIRE(get(get(boost::halfedge_index, m), h) < num_halfedges(m));
+  for (const auto e : edges(m)) REQUIRE(get(boost::edge_index, m, e) == e.edge().idx());
+  for (const Face f : faces(m)) REQUIRE(get(boost::face_index, m, f) < num_faces(m));
   std::size_t n = 0;
   for (const Halfedge h : halfedges(m)) {
     REQUIRE(m.is_live(h));
@@ -423,6 +448,45 @@ TEST_CASE("cgal: Polygon Mesh Processing on real meshes, against Surface_mesh", 
     for (std::size_t i = 0; i < n; ++i) tnumber[t.tv[i]] = i;
     REQUIRE(triangles_of(t.tm, tnumber) == triangles_of(t.sm, snumber));
     REQUIRE(close(PMP::area(t.tm), PMP::area(t.sm)));
+    require_native_ok(t.tm);
+  }
+
+  SECTION("edge_collapse (Surface_mesh_simplification) to 30 % of the edges, after deleting faces") {
+    // Handles with holes: num_*(g) is then above the live counts, and the
+    // algorithm's arrays are indexed by handle.
+    std::map<SV, std::size_t> snumber;
+    for (std::size_t i = 0; i < n; ++i) snumber[t.sv[i]] = i;
+    std::map<Vertex, std::size_t> tnumber;
+    for (std::size_t i = 0; i < n; ++i) tnumber[t.tv[i]] = i;
+    std::vector<std::array<std::uint32_t, 3>> doomed;
+    for (const auto& tri : triangles_of(t.sm, snumber))
+      if ((tri[0] * 2654435761u >> 28) == 0) doomed.push_back(tri);
+    for (const auto& tri : doomed) {
+      const auto [th, tfound] = halfedge(t.tv[tri[0]], t.tv[tri[1]], t.tm);
+      const auto [sh, sfound] = halfedge(t.sv[tri[0]], t.sv[tri[1]], t.sm);
+      REQUIRE(tfound);
+      REQUIRE(sfound);
+      CGAL::Euler::remove_face(th, t.tm);
+      CGAL::Euler::remove_face(sh, t.sm);
+    }
+    require_both_valid(t);
+    require_same_counts(t);
+    namespace SMS = CGAL::Surface_mesh_simplification;
+    const int tr = SMS::edge_collapse(t.tm, SMS::Count_ratio_stop_predicate<triangle_mesh>(0.3));
+    const int sr = SMS::edge_collapse(t.sm, SMS::Count_ratio_stop_predicate<surface_mesh>(0.3));
+    REQUIRE(tr > 0);
+    REQUIRE(tr == sr);
+    require_both_valid(t);
+    require_same_counts(t);
+    // The same collapses: the surviving triangles, by input vertex number.
+    std::map<SV, std::size_t> snum2;
+    std::map<Vertex, std::size_t> tnum2;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!t.sm.is_removed(t.sv[i])) snum2[t.sv[i]] = i;
+      if (t.tm.is_live(t.tv[i])) tnum2[t.tv[i]] = i;
+    }
+    REQUIRE(triangles_of(t.tm, tnum2) == triangles_of(t.sm, snum2));
+    REQUIRE(close(PMP::area(t.tm), PMP::area(t.sm), 1e-9));
     require_native_ok(t.tm);
   }
 

@@ -63,6 +63,25 @@ class column_set {
     return key;
   }
 
+  // Effects: adds a generation column (generation_column) named `name`,
+  // block q committed (zeroed) for every q with committed(q). Returns: its
+  // key, read-only. Throws: as add.
+  template <class Committed>
+  column<const std::uint32_t> add_generations(std::string name, std::uint32_t bin_slots, std::uint32_t max_bins,
+                                              Committed committed) {
+    if (find(name) != nullptr) throw usage_error("travpool: add_column: a column named '" + name + "' exists");
+    auto c = std::make_unique<generation_column>(std::move(name), bin_slots, max_bins, added_);
+    for (std::uint32_t q = 0; q < max_bins; ++q)
+      if (committed(q) && !c->commit(q)) throw std::bad_alloc();
+    columns_.reserve(columns_.size() + 1);
+    destroyers_.reserve(columns_.size() + 1);
+    column<const std::uint32_t> key(c->data(), c.get());
+    columns_.push_back(std::move(c));
+    ++added_;
+    refresh();
+    return key;
+  }
+
   // Returns: the key of the column named `name` (T may be const).
   // Throws: usage_error if there is none or its element type is not T.
   template <class T>

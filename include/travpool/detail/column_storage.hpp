@@ -150,4 +150,28 @@ class typed_column final : public column_base {
   T init_;
 };
 
+// The type a generation column reports (get_column<T> refuses it for any
+// T, so no writable key of it is handed out).
+struct generation_count {};
+
+// A column of std::uint32_t generation counts (basic_column_pool::
+// add_generation_column): a create leaves a slot's count as it was, a
+// destroy adds 1 (mod 2^32), so the count tells a slot's lives apart:
+//   h live  =>  count[h] = number of destroys of slot h since its block was
+//               committed (blocks are committed zeroed)
+// A block decommitted by shrink_to_fit starts at 0 again.
+class generation_column final : public column_base {
+ public:
+  generation_column(std::string name, std::uint32_t bin_slots, std::uint32_t max_bins, std::size_t stagger)
+      : column_base(std::move(name), typeid(generation_count), sizeof(std::uint32_t), bin_slots, max_bins,
+                    (stagger * 7 % 64) * 64) {}
+  std::uint32_t* data() const noexcept { return static_cast<std::uint32_t*>(base()); }
+  void construct(std::uint32_t) override {}
+  void destroy(std::uint32_t h) noexcept override { ++data()[h]; }
+  // The element moves to a free slot (whose count is its own); from's
+  // life ends.
+  void relocate(std::uint32_t from, std::uint32_t) noexcept override { ++data()[from]; }
+  bool needs_destroy() const noexcept override { return true; }
+};
+
 }  // namespace travpool::detail

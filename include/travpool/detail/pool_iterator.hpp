@@ -358,7 +358,7 @@ class pool_iterator {
       if (bin_ == nullptr || bin_->is_root()) [[unlikely]]
         throw_misuse("dereferencing", true);
       if (!traits::template cursor_live<true>(bin_, cur_)) [[unlikely]]
-        throw_misuse("dereferencing", false);
+        throw_dead_element("dereferencing");
     } else if constexpr (Checks == checks_level::hardened) {
       if (!traits::template cursor_live<Shared>(bin_, cur_)) [[unlikely]]
         throw_dead("dereferencing");
@@ -369,6 +369,21 @@ class pool_iterator {
   [[noreturn, gnu::cold, gnu::noinline]] static void throw_misuse(const char* what, bool at_end) {
     throw usage_error(std::string("travpool: ") + what +
                       (at_end ? " an end or singular iterator" : " an iterator whose element was destroyed"));
+  }
+  // checks::on, a dereference that found its element destroyed: where
+  // other threads may create and destroy (Shared), the likely cause is a
+  // sweep that is not quiescent, so the message says so, and names a
+  // change under way in the bin when it meets one.
+  [[noreturn, gnu::cold, gnu::noinline]] void throw_dead_element(const char* what) const {
+    if constexpr (Shared) {
+      if (changing(*bin_)) throw_racing(what);
+      throw usage_error(std::string("travpool: ") + what +
+                        " an iterator whose element was destroyed: by this thread, or by another thread while "
+                        "this thread swept the pool (a concurrent pool's sweep needs a quiescent pool: no "
+                        "thread may create or destroy while it runs)");
+    } else {
+      throw_misuse(what, false);
+    }
   }
   [[noreturn, gnu::cold, gnu::noinline]] static void throw_dead(const char* what) {
     throw usage_error(std::string("travpool: ") + what +

@@ -5,6 +5,8 @@
 //   q(h)      = h >> s,  chunk(h) = (h & (bin_slots - 1)) + 2
 //   bins_[q]  = the bin of index q, or null
 //   bins_[q] = b != null  =>  handle_base(b) = q * bin_slots - 2  (mod 2^32)
+//   top_      = 1 + the highest q with bins_[q] != null, or 0: every live
+//               handle h < top_ * bin_slots
 //
 // Entries are atomic: a thread may look a handle up (is_live, destroy)
 // while another gives a new bin its index (set), under sync::bin_locks.
@@ -35,16 +37,25 @@ class slot_index {
   }
   // Effects: takes o's table; o has none (max_bins() = 0, every lookup null).
   slot_index(slot_index&& o) noexcept
-      : max_bins_(std::exchange(o.max_bins_, 0)), shift_(o.shift_), bins_(std::move(o.bins_)) {}
+      : max_bins_(std::exchange(o.max_bins_, 0)),
+        shift_(o.shift_),
+        bins_(std::move(o.bins_)),
+        top_(o.top_.exchange(0, std::memory_order_relaxed)) {}
   slot_index& operator=(slot_index&& o) noexcept {
     max_bins_ = std::exchange(o.max_bins_, 0);
     shift_ = o.shift_;
     bins_ = std::move(o.bins_);
+    top_.store(o.top_.exchange(0, std::memory_order_relaxed), std::memory_order_relaxed);
     return *this;
   }
 
   std::uint32_t max_bins() const noexcept { return max_bins_; }
   std::uint64_t max_slots() const noexcept { return std::uint64_t{max_bins_} << shift_; }
+  // Returns: top_ * bin_slots, above every live handle. O(1); while another
+  // thread adds a bin, the value before or after.
+  std::uint64_t handle_bound() const noexcept {
+    return std::uint64_t{top_.load(std::memory_order_relaxed)} << shift_;
+  }
 
   // Returns: the bin of h's index, or nullptr (any h). O(1).
   bin_base* bin_of(std::uint32_t h) const noexcept {
@@ -68,10 +79,19 @@ class slot_index {
   void set(std::uint32_t q, bin_base& b) noexcept {
     set_handle_base(b, (q << shift_) - first_user_chunk);
     bins_[q].store(&b, std::memory_order_release);
+    if (q >= top_.load(std::memory_order_relaxed)) top_.store(q + 1, std::memory_order_relaxed);
   }
-  void clear(std::uint32_t q) noexcept { bins_[q].store(nullptr, std::memory_order_release); }
+  // Effects: q is free; top_ drops past the free indices below it.
+  // O(1 + the free indices it passes).
+  void clear(std::uint32_t q) noexcept {
+    bins_[q].store(nullptr, std::memory_order_release);
+    std::uint32_t t = top_.load(std::memory_order_relaxed);
+    while (t > 0 && at(t - 1) == nullptr) --t;
+    top_.store(t, std::memory_order_relaxed);
+  }
   void clear_all() noexcept {
     for (std::uint32_t q = 0; q < max_bins_; ++q) bins_[q].store(nullptr, std::memory_order_relaxed);
+    top_.store(0, std::memory_order_relaxed);
   }
 
   // Returns: why the table and the bin list starting after `root` disagree,
@@ -88,6 +108,9 @@ class slot_index {
       const std::uint32_t q = index_of(*b);
       if (q >= max_bins_ || at(q) != b) return "a listed bin is not in the index table";
     }
+    std::uint32_t top = max_bins_;
+    while (top > 0 && at(top - 1) == nullptr) --top;
+    if (top != top_.load(std::memory_order_relaxed)) return "the index table's top is wrong";
     return listed == indexed ? nullptr : "the index table holds bins off the list";
   }
 
@@ -106,6 +129,7 @@ class slot_index {
   std::uint32_t max_bins_;
   unsigned shift_;
   std::unique_ptr<std::atomic<bin_base*>[]> bins_;
+  std::atomic<std::uint32_t> top_{0};
 };
 
 }  // namespace travpool::detail

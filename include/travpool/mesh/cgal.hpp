@@ -12,8 +12,13 @@
 //                         null_* = the invalid handle
 //   halfedge(v)         = opposite(out(v))    (CGAL: a halfedge ending at v)
 //   halfedge(e)         = e.halfedge(0)
-//   num_vertices(g)     = the live count, = distance(vertices(g)), and so
-//                         for edges, halfedges and faces
+//   num_vertices(g)     = handle_bound<Vertex>(): above every live handle's
+//                         index, >= distance(vertices(g)) (CGAL's concepts
+//                         ask an upper bound; Surface_mesh counts its
+//                         removed elements too), and so for edges,
+//                         halfedges and faces
+//   vertex_index etc.   = the handle's idx() (2 * edge + side for a
+//                         halfedge): internal, read-only, no memory read
 //   vertex_point        = a Point_3 of CGAL::Epick made from position(v)
 //                         (both are three doubles: exact), written back
 //                         by put
@@ -22,9 +27,9 @@
 //                         by handle; from a const mesh, a vector indexed
 //                         by handle (the mesh is not changed)
 //
-// No index map is internal: handles are not dense after deletions, so
-// CGAL numbers the elements itself (an O(n) pass in each algorithm that
-// asks) into a dynamic map. The mutable functions are the mesh's low-level
+// The index maps are internal, as Surface_mesh's are: an algorithm sizes
+// its arrays by num_*(g), the handle bound, and indexes them by handle,
+// with no numbering pass and no map in memory. The mutable functions are the mesh's low-level
 // connectivity primitives (mesh.hpp, "Low-level connectivity"): CGAL's
 // Euler operations keep prev links there, and the mesh's own operations
 // settle afterwards. A face CGAL leaves with more than three sides is a
@@ -246,6 +251,20 @@ class vector_map {
   std::shared_ptr<std::vector<T>> v_;
 };
 
+// An element's index as a read-only property map (CGAL's vertex_index,
+// halfedge_index, edge_index, face_index): its handle's idx(), a
+// halfedge's 2 * edge + side, below num_vertices(g) etc. As Surface_mesh's
+// SM_index_pmap: no memory is read.
+template <class Key>
+struct index_map {
+  using category = boost::readable_property_map_tag;
+  using value_type = std::uint32_t;
+  using reference = std::uint32_t;
+  using key_type = Key;
+  value_type operator[](Key k) const noexcept { return handle_of(k).idx(); }
+  friend value_type get(index_map, Key k) noexcept { return handle_of(k).idx(); }
+};
+
 }  // namespace cgal_detail
 }  // namespace TRAVPOOL_ABI_NAMESPACE
 }  // namespace travpool::mesh
@@ -299,6 +318,21 @@ struct graph_traits<travpool::mesh::triangle_mesh> {
 template <>
 struct graph_traits<const travpool::mesh::triangle_mesh> : graph_traits<travpool::mesh::triangle_mesh> {};
 
+#define TRAVPOOL_CGAL_INDEX_MAP(TAG, KEY)                                             \
+  template <>                                                                         \
+  struct property_map<travpool::mesh::triangle_mesh, TAG> {                           \
+    using type = travpool::mesh::cgal_detail::index_map<KEY>;                         \
+    using const_type = type;                                                          \
+  };                                                                                  \
+  template <>                                                                         \
+  struct property_map<const travpool::mesh::triangle_mesh, TAG>                       \
+      : property_map<travpool::mesh::triangle_mesh, TAG> {};
+TRAVPOOL_CGAL_INDEX_MAP(boost::vertex_index_t, travpool::mesh::Vertex)
+TRAVPOOL_CGAL_INDEX_MAP(boost::halfedge_index_t, travpool::mesh::Halfedge)
+TRAVPOOL_CGAL_INDEX_MAP(boost::edge_index_t, travpool::mesh::cgal_detail::edge_descriptor)
+TRAVPOOL_CGAL_INDEX_MAP(boost::face_index_t, travpool::mesh::Face)
+#undef TRAVPOOL_CGAL_INDEX_MAP
+
 template <>
 struct property_map<travpool::mesh::triangle_mesh, boost::vertex_point_t> {
   using type = travpool::mesh::cgal_detail::point_map;
@@ -339,6 +373,14 @@ struct property_traits<travpool::mesh::property<Handle, T>> {
 namespace CGAL {
 template <>
 struct graph_has_property<travpool::mesh::triangle_mesh, boost::vertex_point_t> : CGAL::Tag_true {};
+template <>
+struct graph_has_property<travpool::mesh::triangle_mesh, boost::vertex_index_t> : CGAL::Tag_true {};
+template <>
+struct graph_has_property<travpool::mesh::triangle_mesh, boost::halfedge_index_t> : CGAL::Tag_true {};
+template <>
+struct graph_has_property<travpool::mesh::triangle_mesh, boost::edge_index_t> : CGAL::Tag_true {};
+template <>
+struct graph_has_property<travpool::mesh::triangle_mesh, boost::face_index_t> : CGAL::Tag_true {};
 }  // namespace CGAL
 
 namespace travpool::mesh {
@@ -389,14 +431,21 @@ inline CGAL::Iterator_range<cgal_detail::halfedge_iterator> halfedges(const tria
   return CGAL::make_range(cgal_detail::halfedge_iterator(g.edges().begin()),
                           cgal_detail::halfedge_iterator(g.edges().end()));
 }
+// As CGAL's concepts allow ("an upper bound of the number of vertices")
+// and Surface_mesh does (its removed elements count): the handle bound, so
+// that the index maps below index arrays of this size. O(1).
 inline std::uint32_t num_vertices(const triangle_mesh& g) noexcept {
-  return static_cast<std::uint32_t>(g.vertex_count());
+  return static_cast<std::uint32_t>(g.handle_bound<Vertex>());
 }
-inline std::uint32_t num_edges(const triangle_mesh& g) noexcept { return static_cast<std::uint32_t>(g.edge_count()); }
+inline std::uint32_t num_edges(const triangle_mesh& g) noexcept {
+  return static_cast<std::uint32_t>(g.handle_bound<Edge>());
+}
 inline std::uint32_t num_halfedges(const triangle_mesh& g) noexcept {
-  return static_cast<std::uint32_t>(g.halfedge_count());
+  return static_cast<std::uint32_t>(g.handle_bound<Halfedge>());
 }
-inline std::uint32_t num_faces(const triangle_mesh& g) noexcept { return static_cast<std::uint32_t>(g.face_count()); }
+inline std::uint32_t num_faces(const triangle_mesh& g) noexcept {
+  return static_cast<std::uint32_t>(g.handle_bound<Face>());
+}
 
 // -------------------------------------------------------------------------
 // IncidenceGraph, BidirectionalGraph, AdjacencyGraph (O(valence))
@@ -465,6 +514,15 @@ void put(const property<Handle, T>& p, std::type_identity_t<Handle> h,
          const std::remove_const_t<T>& v) requires(!std::is_const_v<T>) {
   p[h] = v;
 }
+
+#define TRAVPOOL_CGAL_INDEX_GET(TAG, KEY)                                                  \
+  inline cgal_detail::index_map<KEY> get(TAG, const triangle_mesh&) noexcept { return {}; } \
+  inline std::uint32_t get(TAG, const triangle_mesh&, KEY k) noexcept { return cgal_detail::handle_of(k).idx(); }
+TRAVPOOL_CGAL_INDEX_GET(boost::vertex_index_t, Vertex)
+TRAVPOOL_CGAL_INDEX_GET(boost::halfedge_index_t, Halfedge)
+TRAVPOOL_CGAL_INDEX_GET(boost::edge_index_t, cgal_detail::edge_descriptor)
+TRAVPOOL_CGAL_INDEX_GET(boost::face_index_t, Face)
+#undef TRAVPOOL_CGAL_INDEX_GET
 
 inline cgal_detail::point_map get(boost::vertex_point_t, const triangle_mesh& g) noexcept {
   return cgal_detail::point_map(g);

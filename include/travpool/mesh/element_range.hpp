@@ -5,7 +5,7 @@
 // partition and list runs, but cannot create or destroy elements or
 // reach the pool's columns, so connectivity cannot be broken through it.
 // Its iterators, partitions and ranges are the pool's own, which yield
-// Handle (the pool is a basic_column_pool<Handle>).
+// Handle (the pool is a basic_column_pool<Handle, sync::bin_locks>).
 #pragma once
 
 #include <cstddef>
@@ -18,9 +18,12 @@
 namespace travpool::mesh {
 inline namespace TRAVPOOL_ABI_NAMESPACE {
 
-// The pool of the elements of kind Handle (Vertex, Edge or Face).
+// The pool of the elements of kind Handle (Vertex, Edge or Face):
+// concurrent (sync::bin_locks), so threads can create and destroy elements
+// of one mesh at once; the mesh runs it exclusively (set_exclusive) outside
+// a parallel phase (mesh.hpp, design note, "Concurrency").
 template <class Handle>
-using element_pool = travpool::basic_column_pool<Handle>;
+using element_pool = travpool::basic_column_pool<Handle, travpool::sync::bin_locks>;
 
 // The live elements of one kind. Valid while the mesh lives. An iterator
 // stays valid until its own element is deleted (m.delete_face(*it++) moves

@@ -39,6 +39,35 @@
 //   column "tp:prev" (edges, Halfedge x 2): made by the first set_next(),
 //   read by prev_linked() while fresh, i.e. since the first set_next()
 //   after the mesh's last operation of its own
+//
+// Concurrency. The pools are sync::bin_locks column pools (element_pool):
+// create, destroy and is_live are thread-safe, and distinct handles are
+// distinct memory. Outside a parallel phase they run exclusively
+// (column_pool::set_exclusive: no bin lock, thread state or bias is read,
+// so one thread's edits cost what sync::none's would); a parallel phase
+// (detail/parallel_edit.hpp's edit_session) switches them to the bin
+// locks' protocol with set_concurrent(true), and back, on a quiescent mesh.
+// Within a phase, on a settled mesh (settle() done; no low-level primitive
+// called), split(Face), split(Edge), insert_vertex, insert_edge,
+// is_collapse_ok and collapse write no mesh-wide state: settle() only
+// reads relaxed_out_ and prev_fresh_ (both false), and none of them calls
+// touch() or set_next(). Each reads and writes only
+//   - the links, faces and out() of the halfedges, faces and vertices of
+//     the faces at its vertices (split of a face (a, b, c): those of the
+//     face; split of an edge (a, b): the faces beside it, their corners
+//     c, d, the rings of a and b (prev() and adjust_out walk them);
+//     collapse a->b: the rings of a and b and the faces at them),
+//   - new elements (pool creates) and the ones it deletes (destroys),
+// so two of them run at once on different threads when their lock sets
+// are disjoint, with the lock sets of detail/parallel_edit.hpp: {a, b, c}
+// for split(Face), {a, b, c, d} for split(Edge) (and insert_vertex plus
+// insert_edge as it uses them), the closed one-rings of a and b for
+// collapse a->b and is_collapse_ok (find_halfedge reads the rings of a's
+// neighbours). A face or edge these write has a locked vertex at each
+// end, so no other operation reads it. add_triangle, delete_face and
+// friends, split_into_four, loop_subdivide, settle(), validate(), the
+// low-level primitives and everything that adds or removes columns need a
+// quiescent mesh.
 #pragma once
 
 #include <algorithm>
@@ -73,7 +102,22 @@ class topology_error : public std::runtime_error {
   std::size_t face_index_;
 };
 
+namespace detail {
+struct mesh_internals;  // detail/parallel_edit.hpp: private columns, set_concurrent
+}  // namespace detail
+
+// A handle and the generation of its slot when it was taken
+// (triangle_mesh::versioned): it names that element's life, not its slot,
+// so a use after the element was deleted and the slot reused is caught.
+template <class Handle>
+struct versioned {
+  Handle handle;
+  std::uint32_t generation = 0;
+};
+
 class triangle_mesh {
+  friend struct detail::mesh_internals;
+
  public:
   // Effects: an empty mesh with its columns (nothing committed yet).
   triangle_mesh();
@@ -98,6 +142,20 @@ class triangle_mesh {
   std::size_t edge_count() const noexcept { return edges_.size(); }
   std::size_t halfedge_count() const noexcept { return 2 * edges_.size(); }
   std::size_t face_count() const noexcept { return faces_.size(); }
+  // Returns: a bound above the index of every live element of kind Handle
+  // (h.idx() < handle_bound<Handle>()), the size of an array indexed by
+  // handle; a halfedge's index is 2 * edge + side. O(1).
+  template <class Handle>
+  std::size_t handle_bound() const noexcept {
+    if constexpr (std::is_same_v<Handle, Vertex>)
+      return static_cast<std::size_t>(vertices_.handle_bound());
+    else if constexpr (std::is_same_v<Handle, Halfedge>)
+      return 2 * static_cast<std::size_t>(edges_.handle_bound());
+    else if constexpr (std::is_same_v<Handle, Edge>)
+      return static_cast<std::size_t>(edges_.handle_bound());
+    else
+      return static_cast<std::size_t>(faces_.handle_bound());
+  }
   bool is_live(Vertex v) const noexcept { return vertices_.is_live(v); }
   bool is_live(Edge e) const noexcept { return edges_.is_live(e); }
   bool is_live(Halfedge h) const noexcept { return h.is_valid() && edges_.is_live(h.edge()); }
@@ -319,6 +377,44 @@ class triangle_mesh {
       settle_links();
   }
 
+  // --- generation-checked handles (opt-in) ---
+  // A pool slot is reused after its element is deleted (LIFO), so a stale
+  // handle may name a newer element and is_live() says true. With
+  // generations on, each pool has a column tp:generation counting the
+  // destroys of every slot (column_pool::add_generation_column), and a
+  // versioned<H> {h, generation} names one element's life:
+  //   is_current(vh)  <=>  is_live(h) and generation(h) == vh.generation
+  // (equal counts after 2^32 lives of one slot, or after shrink_to_fit gave
+  // the slot's block back, would pass: counts are 32-bit, and a block given
+  // back starts at 0 again). Cost: none while off; on, a create calls one
+  // more (empty) column constructor and a destroy adds 1 to a count.
+
+  // Requires: a quiescent mesh. Effects: turns generations on (once; later
+  // calls do nothing). Throws: std::bad_alloc (then they stay off).
+  void enable_generations();
+  bool has_generations() const noexcept { return static_cast<bool>(vgen_); }
+  // Returns: {h, its slot's generation}. Throws: usage_error if generations
+  // are off or h is not live. H: Vertex, Halfedge, Edge or Face.
+  template <class H>
+  versioned<H> versioned_handle(H h) const {
+    if (!has_generations()) throw usage_error("triangle_mesh: versioned_handle needs enable_generations()");
+    if (!is_live(h)) throw usage_error("triangle_mesh: versioned_handle of a handle that is not live");
+    return {h, generation(h)};
+  }
+  // Returns: whether vh's element still lives (false if generations are off).
+  // Thread-safety: a column read (not while another thread deletes it).
+  template <class H>
+  bool is_current(versioned<H> vh) const noexcept {
+    return has_generations() && is_live(vh.handle) && generation(vh.handle) == vh.generation;
+  }
+  // Returns: vh.handle. Throws: usage_error if !is_current(vh) (a stale
+  // handle: its element was deleted, whether or not the slot was reused).
+  template <class H>
+  H resolve(versioned<H> vh) const {
+    if (!is_current(vh)) throw usage_error("triangle_mesh: a stale handle (its element was deleted)");
+    return vh.handle;
+  }
+
   // Checks every invariant at the top of this file and that every handle
   // stored in a connectivity column is live.
   // Throws: std::logic_error describing the first violation.
@@ -399,10 +495,28 @@ class triangle_mesh {
   Halfedge boundary_out(Vertex v) const noexcept;
   bool fan_has_boundary(Vertex v) const noexcept { return boundary_out(v).is_valid(); }
   void settle_links() noexcept;
+  // Requires: a quiescent mesh. Effects: on: the pools take creates and
+  // destroys from several threads at once (sync::bin_locks); off (from
+  // construction on): from one thread at a time, without the bin locks'
+  // bookkeeping (column_pool::set_exclusive).
+  void set_concurrent(bool on) noexcept {
+    vertices_.set_exclusive(!on);
+    edges_.set_exclusive(!on);
+    faces_.set_exclusive(!on);
+  }
+
+  std::uint32_t generation(Vertex v) const noexcept { return vgen_[v]; }
+  std::uint32_t generation(Edge e) const noexcept { return egen_[e]; }
+  std::uint32_t generation(Halfedge h) const noexcept { return egen_[h.edge()]; }
+  std::uint32_t generation(Face f) const noexcept { return fgen_[f]; }
 
   element_pool<Vertex> vertices_;
   element_pool<Edge> edges_;
   element_pool<Face> faces_;
+  // tp:generation of each pool while generations are on (else null keys).
+  column<const std::uint32_t, Vertex> vgen_;
+  column<const std::uint32_t, Edge> egen_;
+  column<const std::uint32_t, Face> fgen_;
   vertex_property<Halfedge> out_;
   vertex_property<vec3> position_, vnormal_;
   halfedge_property<halfedge_link> links_;
@@ -439,7 +553,28 @@ inline triangle_mesh::triangle_mesh()
       links_(edges_.add_column<std::array<halfedge_link, 2>>("tp:links")),
       face_of_(edges_.add_column<std::array<Face, 2>>("tp:faces")),
       half_(faces_.add_column<Halfedge>("tp:halfedge")),
-      fnormal_(faces_.add_column<vec3>("tp:normal")) {}
+      fnormal_(faces_.add_column<vec3>("tp:normal")) {
+  set_concurrent(false);
+}
+
+inline void triangle_mesh::enable_generations() {
+  if (has_generations()) return;
+  const auto v = vertices_.add_generation_column("tp:generation");
+  try {
+    const auto e = edges_.add_generation_column("tp:generation");
+    try {
+      fgen_ = faces_.add_generation_column("tp:generation");
+    } catch (...) {
+      edges_.remove_column(e);
+      throw;
+    }
+    egen_ = e;
+  } catch (...) {
+    vertices_.remove_column(v);
+    throw;
+  }
+  vgen_ = v;
+}
 
 inline void triangle_mesh::check_user_name(std::string_view name) {
   if (name.starts_with("tp:"))

@@ -166,6 +166,19 @@ class concurrent_bins : public concurrent_bin_list<Storage, Checked, Tracked> {
     return std::forward<F>(f)();
   }
 
+  // Exclusive use (basic_column_pool::set_exclusive): the caller's word that
+  // no other thread uses the pool meanwhile, and that its switches to and
+  // from exclusive use are ordered with every other thread's use of the
+  // pool (a join, a mutex). The bins' locks, claims and biases are then
+  // neither read nor changed: the chunks change as under a bin's lock, and
+  // a bias or claim another thread holds is still valid afterwards (that
+  // thread finds the bin's state through the ordering above).
+  // Requires: exclusive use; b a bin of this pool, neither full nor
+  // retired. Returns: a chunk of b. free_chunk without locked() is the
+  // matching destroy. Not under checks::on (its lock contract checks would
+  // fail): the pool uses take() and locked() there.
+  TRAVPOOL_ALWAYS_INLINE std::uint32_t take_exclusive(bin& b) noexcept { return take_chunk(b); }
+
   // Returns: the first assigned chunk of b after i (b.last() if none).
   TRAVPOOL_ALWAYS_INLINE std::uint32_t free_chunk(bin& b, std::uint32_t i) noexcept {
     const std::uint32_t next = release_chunk(b, i);
