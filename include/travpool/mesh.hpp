@@ -7,6 +7,9 @@
 //                                 split_collapse, serial or parallel
 //                                 (execution::openmp / execution::tbb where
 //                                 the build has them: available(how))
+//   travpool/mesh/bvh.hpp         triangle_bvh: closest points on triangles
+//   travpool/mesh/remesh.hpp      isotropic remeshing (split, collapse, flip,
+//                                 relax, project), serial or parallel sweeps
 //   travpool/mesh/buffers.hpp    dense arrays for GPU upload and NumPy:
 //                                 export_buffers, vertex_layout,
 //                                 dense_span (zero-copy), from_buffers
@@ -19,5 +22,7 @@
 
 #include "mesh/algorithms.hpp"
 #include "mesh/buffers.hpp"
+#include "mesh/bvh.hpp"
 #include "mesh/io.hpp"
 #include "mesh/mesh.hpp"
+#include "mesh/remesh.hpp"

@@ -420,3 +420,79 @@ TEST_CASE("collapse of out(v) undoes a face split with every handle as it was", 
     CHECK(undone == faces.size());
   }
 }
+
+TEST_CASE("flip turns an edge in its quadrilateral and keeps every handle", "[mesh][flip]") {
+  SECTION("no flip on a tetrahedron (the new edge exists) or on the boundary") {
+    const triangle_mesh t = tetrahedron_soup().build();
+    for (const Edge e : t.edges()) CHECK_FALSE(t.is_flip_ok(e));
+    const triangle_mesh g = grid_soup(3).build();
+    for (const Edge e : g.edges())
+      if (g.is_boundary(e)) CHECK_FALSE(g.is_flip_ok(e));
+  }
+  SECTION("a flip and its inverse on a grid: geometry and handles") {
+    triangle_mesh m = grid_soup(4).build();
+    const auto before = triangle_set(m);
+    const std::vector<Vertex> vs(m.vertices().begin(), m.vertices().end());
+    const std::vector<Face> fs(m.faces().begin(), m.faces().end());
+    auto area = [&](Face f) {
+      const auto c = m.corners(f);
+      return cross(m.position(c[1]) - m.position(c[0]), m.position(c[2]) - m.position(c[0])).z / 2;
+    };
+    std::size_t flipped = 0;
+    for (const Edge e : std::vector<Edge>(m.edges().begin(), m.edges().end())) {
+      if (!m.is_flip_ok(e)) continue;
+      const Halfedge h = e.halfedge(0);
+      const Vertex a = m.from(h), b = m.to(h);
+      const Vertex c = m.to(m.next(h)), d = m.to(m.next(e.halfedge(1)));
+      const Face fh = m.face(h), fo = m.face(e.halfedge(1));
+      const double total = area(fh) + area(fo);
+      m.flip(e);
+      REQUIRE_NOTHROW(m.validate());
+      // The edge keeps its handle and now joins d to c; the faces keep theirs.
+      CHECK(m.from(h) == d);
+      CHECK(m.to(h) == c);
+      CHECK(m.face(h) == fh);
+      CHECK(m.face(e.halfedge(1)) == fo);
+      CHECK_FALSE(m.find_halfedge(a, b).is_valid());
+      CHECK(m.find_halfedge(c, d).is_valid());
+      // The grid's quadrilaterals are convex: both new triangles are
+      // counter-clockwise and cover the same area.
+      CHECK(area(fh) > 0);
+      CHECK(area(fo) > 0);
+      CHECK(area(fh) + area(fo) == Approx(total));
+      // A second flip gives a-b back (h now from b to a); three more:
+      // c-d, a-b, c-d, a-b again.
+      REQUIRE(m.is_flip_ok(e));
+      m.flip(e);
+      CHECK(m.from(h) == b);
+      CHECK(m.to(h) == a);
+      m.flip(e);
+      m.flip(e);
+      REQUIRE_NOTHROW(m.validate());
+      CHECK(m.find_halfedge(a, b).is_valid());
+      ++flipped;
+    }
+    CHECK(flipped == m.edge_count() - 16);  // every interior edge
+    CHECK(triangle_set(m) == before);
+    CHECK(std::vector<Vertex>(m.vertices().begin(), m.vertices().end()) == vs);
+    CHECK(std::vector<Face>(m.faces().begin(), m.faces().end()) == fs);
+  }
+  SECTION("flips on a closed sphere keep it valid and closed") {
+    triangle_mesh m = sphere(2);
+    std::mt19937 rng(11);
+    const std::vector<Edge> es(m.edges().begin(), m.edges().end());
+    std::size_t done = 0;
+    for (int i = 0; i < 400; ++i) {
+      const Edge e = es[rng() % es.size()];
+      if (!m.is_flip_ok(e)) continue;
+      m.flip(e);
+      ++done;
+      REQUIRE_NOTHROW(m.validate());
+    }
+    CHECK(done > 100);
+    CHECK(m.edge_count() == es.size());
+    // Euler characteristic 2, every face still a triangle, every edge with two faces.
+    CHECK(m.vertex_count() + m.face_count() == m.edge_count() + 2);
+    for (const Edge e : m.edges()) CHECK_FALSE(m.is_boundary(e));
+  }
+}

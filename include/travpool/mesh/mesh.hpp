@@ -315,6 +315,16 @@ class triangle_mesh {
   // Collapses h: from(h) merges into to(h), the faces beside h vanish.
   // Requires is_collapse_ok(h). O(valence).
   void collapse(Halfedge h);
+  // True iff e can be flipped: an interior edge whose two faces are
+  // triangles (a, b, c) and (b, a, d) with c != d and no edge c-d yet.
+  // Geometry is not looked at. O(valence).
+  bool is_flip_ok(Edge e) const noexcept;
+  // Flips e = a-b between (a, b, c) and (b, a, d) into c-d, between
+  // (d, c, a) and (c, d, b). Requires is_flip_ok(e). Every handle stays
+  // valid: e keeps its handle (halfedge(0) of e: from d to c, when
+  // halfedge(0) ran from a to b), each face keeps one of its old sides
+  // (the face of halfedge(0) keeps c-a, the other keeps b-c). O(1).
+  void flip(Edge e);
 
   // --- low-level connectivity (section "Low-level connectivity" below) ---
   // The primitives of a halfedge data structure, as CGAL's MutableFaceGraph
@@ -836,6 +846,44 @@ inline void triangle_mesh::remove_loop_helper(Halfedge h0) {
   if (fo.is_valid() && half_[fo] == o0) half_[fo] = h1;
   if (fh.is_valid()) faces_.destroy(fh);
   edges_.destroy(h0.edge());
+}
+
+inline bool triangle_mesh::is_flip_ok(Edge e) const noexcept {
+  const Halfedge h = e.halfedge(0), o = e.halfedge(1);
+  if (is_boundary(h) || is_boundary(o)) return false;
+  const Halfedge hn = next(h), on = next(o);
+  if (next(next(hn)) != h || next(next(on)) != o) return false;  // triangles
+  const Vertex c = to(hn), d = to(on);
+  if (c == d) return false;
+  return !find_halfedge(c, d).is_valid();
+}
+
+// Before: h: a -> b, hn: b -> c, hp: c -> a (face fh);
+//         o: b -> a, on: a -> d, op: d -> b (face fo).
+// After:  h: d -> c, hp: c -> a, on: a -> d (face fh);
+//         o: c -> d, op: d -> b, hn: b -> c (face fo).
+// Only a and b lose an outgoing halfedge (h and o): their out() moves to
+// the halfedge that follows in their fan, which is interior like h and o,
+// so a boundary out() is never changed.
+inline void triangle_mesh::flip(Edge e) {
+  settle();
+  const Halfedge h = e.halfedge(0), o = e.halfedge(1);
+  const Halfedge hn = next(h), hp = next(hn);
+  const Halfedge on = next(o), op = next(on);
+  const Face fh = face_of_[h], fo = face_of_[o];
+  const Vertex a = to(o), b = to(h), c = to(hn), d = to(on);
+  links_[h] = {c, hp};
+  links_[hp].next = on;
+  links_[on].next = h;
+  links_[o] = {d, op};
+  links_[op].next = hn;
+  links_[hn].next = o;
+  face_of_[on] = fh;
+  face_of_[hn] = fo;
+  half_[fh] = h;
+  half_[fo] = o;
+  if (out_[a] == h) out_[a] = on;
+  if (out_[b] == o) out_[b] = hn;
 }
 
 // -------------------------------------------------------------------------
