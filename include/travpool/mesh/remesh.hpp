@@ -89,7 +89,7 @@ struct remesh_result {
 
 inline namespace TRAVPOOL_MESH_BACKEND {
 
-namespace detail_remesh {
+namespace remesh_detail {
 
 inline double length2(const vec3& a, const vec3& b) noexcept {
   const vec3 d = a - b;
@@ -141,7 +141,7 @@ class remesher {
  private:
   bool boundary(Vertex v) const noexcept { return m_.is_boundary(m_.out(v)); }
   double length2(Halfedge h) const noexcept {
-    return detail_remesh::length2(m_.position(m_.from(h)), m_.position(m_.to(h)));
+    return remesh_detail::length2(m_.position(m_.from(h)), m_.position(m_.to(h)));
   }
 
   // The input surface: a triangle_bvh of the faces as they are, and each
@@ -218,7 +218,7 @@ class remesher {
     for (const Halfedge g : m_.out_halfedges(v0)) {
       const Vertex w = m_.to(g);
       if (w == v1) continue;
-      if (detail_remesh::length2(p1, m_.position(w)) > hi2_) return false;
+      if (remesh_detail::length2(p1, m_.position(w)) > hi2_) return false;
       if (m_.is_boundary(g)) continue;
       const Vertex x = m_.to(m_.next(g));
       if (x == v1) continue;
@@ -334,7 +334,7 @@ class remesher {
   remesh_result r_;
 };
 
-}  // namespace detail_remesh
+}  // namespace remesh_detail
 
 // Remeshes m in place towards edges of length o.target_edge_length: the
 // design note above. Vertex normals (the scratch buffer) are stale after it;
@@ -356,7 +356,7 @@ inline remesh_result remesh(triangle_mesh& m, const remesh_options& o, execution
     throw usage_error("remesh: collapse_normal_cos must be in [-1, 1)");
   if (!available(how)) throw usage_error(std::string("remesh: execution::") + to_string(how) + " is not in this build");
   if (m.face_count() == 0 || o.iterations == 0) return {};
-  detail_remesh::remesher r(m, o, how);
+  remesh_detail::remesher r(m, o, how);
   return r.run();
 }
 
