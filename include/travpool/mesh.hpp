@@ -7,6 +7,8 @@
 //                                 split_collapse, serial or parallel
 //                                 (execution::openmp / execution::tbb where
 //                                 the build has them: available(how))
+//   travpool/mesh/decimate.hpp   quadric edge-collapse decimation to a
+//                                 target face count (decimate)
 //   travpool/mesh/io.hpp          OFF, OBJ and PLY: read_mesh, write_mesh,
 //                                 errors naming the file and line
 //
@@ -15,5 +17,6 @@
 #pragma once
 
 #include "mesh/algorithms.hpp"
+#include "mesh/decimate.hpp"
 #include "mesh/io.hpp"
 #include "mesh/mesh.hpp"
