@@ -48,13 +48,19 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <travpool/usage_error.hpp>
 
-#include "algorithms.hpp"
+#include "algorithms.hpp"  // execution, available(), the backends' macros and headers
+#if TRAVPOOL_MESH_TBB
+#include <tbb/blocked_range.h>
+#include <tbb/task_arena.h>
+#endif
 #include "mesh.hpp"
 
 namespace travpool::mesh {
@@ -138,19 +144,28 @@ struct heap_item {
   float cost;
   std::uint32_t edge;
 };
-class edge_heap {
+// The parallel phase's item: the halfedge to collapse and its seed,
+// from(half) when pushed (owned by the chunk, so never deleted by another).
+struct chunk_item {
+  float cost;
+  std::uint32_t half;
+  std::uint32_t seed;
+};
+template <class Item>
+class basic_heap {
  public:
+  using item = Item;
   bool empty() const noexcept { return v_.empty(); }
   std::size_t size() const noexcept { return v_.size(); }
   void reserve(std::size_t n) { v_.reserve(n); }
   void clear() noexcept { v_.clear(); }
   // Unordered appends, then heapify(): O(n).
-  void append(heap_item x) { v_.push_back(x); }
+  void append(Item x) { v_.push_back(x); }
   void heapify() noexcept {
     for (std::size_t i = v_.size() / 4 + 1; i-- > 0;)
       if (i < v_.size()) down(i);
   }
-  void push(heap_item x) {
+  void push(Item x) {
     std::size_t i = v_.size();
     v_.push_back(x);
     while (i > 0) {
@@ -161,8 +176,8 @@ class edge_heap {
     }
     v_[i] = x;
   }
-  heap_item pop() noexcept {
-    const heap_item top = v_[0];
+  Item pop() noexcept {
+    const Item top = v_[0];
     v_[0] = v_.back();
     v_.pop_back();
     if (!v_.empty()) down(0);
@@ -172,7 +187,7 @@ class edge_heap {
  private:
   void down(std::size_t i) noexcept {
     const std::size_t n = v_.size();
-    const heap_item x = v_[i];
+    const Item x = v_[i];
     for (;;) {
       const std::size_t c = 4 * i + 1;
       if (c >= n) break;
@@ -186,8 +201,10 @@ class edge_heap {
     }
     v_[i] = x;
   }
-  std::vector<heap_item> v_;
+  std::vector<Item> v_;
 };
+using edge_heap = basic_heap<heap_item>;
+using chunk_heap = basic_heap<chunk_item>;
 
 // The serial decimator's state, reused by the parallel driver's chunks.
 class decimator {
@@ -202,7 +219,6 @@ class decimator {
     m_.vertices().for_each([&](Vertex v) { vb = std::max(vb, v.idx() + 1); });
     m_.edges().for_each([&](Edge e) { eb = std::max(eb, e.idx() + 1); });
     q_.assign(vb, quadric{});
-    mark_.assign(vb, 0);
     cost_.assign(eb, dead);
     m_.faces().for_each([&](Face f) {
       const auto c = m_.corners(f);
@@ -256,11 +272,12 @@ class decimator {
     heap.push({c, e.idx()});
   }
 
-  // The link condition (as m.is_collapse_ok(h), with marks instead of
-  // searches: O(valence)) and the fold-over test: no face around from(h)
+  // The link condition (as m.is_collapse_ok(h), with b's one-ring in a
+  // local array instead of searches: O(valence^2) compares of handles, no
+  // walks; thread-safe) and the fold-over test: no face around from(h)
   // or to(h), other than the two beside h, flips or degenerates (its area
   // below 1e-6 of the old one) when its corner moves to p.
-  bool collapse_ok(Halfedge h, const vec3& p) noexcept {
+  bool collapse_ok(Halfedge h, const vec3& p) const {
     const Halfedge o = h.opposite();
     const Vertex a = m_.from(h), b = m_.to(h);
     Vertex vl, vr;
@@ -277,11 +294,6 @@ class decimator {
     if (vl == vr) return false;
     const bool bound_a = m_.is_boundary(a), bound_b = m_.is_boundary(b);
     if (bound_a && bound_b && !m_.is_boundary(h) && !m_.is_boundary(o)) return false;
-    if (++tag_ == 0) {  // wrapped: clear the marks
-      std::fill(mark_.begin(), mark_.end(), 0u);
-      tag_ = 1;
-    }
-    const std::uint32_t t = tag_;
     // Faces around v (not beside the edge) must keep their orientation
     // when v moves to p.
     auto fold_free = [&](Halfedge g, Vertex v, const vec3& pv) {
@@ -297,16 +309,19 @@ class decimator {
     };
     std::size_t val_b = 0, val_a = 0;
     const vec3& pb = m_.position(b);
+    constexpr std::size_t max_ring = 64;
+    Vertex ring_b[max_ring];
     for (const Halfedge g : m_.out_halfedges(b)) {
-      mark_[m_.to(g).idx()] = t;
-      ++val_b;
+      if (val_b == max_ring) return m_.is_collapse_ok(h) && reference_fold_free(h, p);
+      ring_b[val_b++] = m_.to(g);
       if (!m_.is_boundary(g) && !fold_free(g, b, pb)) return false;
     }
+    auto in_ring_b = [&](Vertex w) { return std::find(ring_b, ring_b + val_b, w) != ring_b + val_b; };
     const vec3& pa = m_.position(a);
     for (const Halfedge g : m_.out_halfedges(a)) {
       const Vertex w = m_.to(g);
       ++val_a;
-      if (w != b && w != vl && w != vr && mark_[w.idx()] == t) return false;
+      if (w != b && w != vl && w != vr && in_ring_b(w)) return false;
       if (!m_.is_boundary(g) && !fold_free(g, a, pa)) return false;
     }
     // Two interior vertices of valence 3 sharing an edge: a tetrahedron,
@@ -385,7 +400,10 @@ class decimator {
       Halfedge h;
       vec3 p;
       double cost;
-      if (!evaluate(e, h, p, cost)) return;
+      if (!evaluate(e, h, p, cost)) {
+        cost_[e.idx()] = dead;
+        return;
+      }
       const float c = static_cast<float>(cost);
       cost_[e.idx()] = c;
       heap.append({c, e.idx()});
@@ -396,9 +414,235 @@ class decimator {
   triangle_mesh& m_;
   const decimate_options& o_;
   std::vector<quadric> q_;
-  std::vector<float> cost_;          // per edge: the cost of its current item, or dead
-  std::vector<std::uint32_t> mark_;  // per vertex: link-test marks
-  std::uint32_t tag_ = 0;
+  std::vector<float> cost_;  // per edge: the cost of its current item, or dead
+};
+
+// The parallel phase (docs/mesh.md "Decimation"), on the one shared mesh:
+//
+//   chunks    vertices sorted by the Morton code of their position, cut into
+//             K contiguous chunks; owner[v] = its chunk
+//   items     (cost, h, seed = from(h)) in the heap of owner(seed): a
+//             collapse only ever deletes a vertex of the chunk that runs it
+//   locks     lock[v] (std::atomic_ref, 0 free): the seed, then its ring
+//             (b among them), then b's ring; any failed try-lock releases
+//             all and defers the item
+//   quota     each chunk collapses at most its share of the collapses,
+//             proportional to its faces; deferred items are retried once
+//   serial    m.collapse's pool deletions run under one mutex (the pools of
+//             this mesh are not concurrent); everything else reads or
+//             writes only locked vertices' rings, quadrics and positions.
+//
+// Afterwards the serial finish rebuilds one heap of every edge and goes on
+// to the target.
+class parallel_phase {
+ public:
+  parallel_phase(triangle_mesh& m, decimator& d) : m_(m), d_(d) {}
+
+  // Builds the chunks: K = 8 * threads of them.
+  void partition(std::size_t threads) {
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> code;
+    code.reserve(m_.vertex_count());
+    vec3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
+    m_.vertices().for_each([&](Vertex v) {
+      const vec3& p = m_.position(v);
+      lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
+      hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
+    });
+    const double ext = std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z, 1e-300});
+    auto spread = [](std::uint64_t x) {  // 21 bits -> every third of 63
+      x &= 0x1fffff;
+      x = (x | x << 32) & 0x1f00000000ffffull;
+      x = (x | x << 16) & 0x1f0000ff0000ffull;
+      x = (x | x << 8) & 0x100f00f00f00f00full;
+      x = (x | x << 4) & 0x10c30c30c30c30c3ull;
+      x = (x | x << 2) & 0x1249249249249249ull;
+      return x;
+    };
+    m_.vertices().for_each([&](Vertex v) {
+      const vec3& p = m_.position(v);
+      auto q = [&](double c, double l) { return static_cast<std::uint64_t>((c - l) / ext * 2097151.0); };
+      code.emplace_back(spread(q(p.x, lo.x)) | spread(q(p.y, lo.y)) << 1 | spread(q(p.z, lo.z)) << 2, v.idx());
+    });
+    std::sort(code.begin(), code.end());
+    chunks_ = std::max<std::size_t>(1, std::min<std::size_t>(8 * threads, code.size() / 64 + 1));
+    owner_.assign(d_.q_.size(), 0);
+    lock_.assign(d_.q_.size(), 0);
+    removed_.assign(d_.q_.size(), 0);
+    for (std::size_t i = 0; i < code.size(); ++i)
+      owner_[code[i].second] = static_cast<std::uint32_t>(i * chunks_ / code.size());
+    chunk_faces_.assign(chunks_, 0);
+    m_.faces().for_each([&](Face f) { ++chunk_faces_[owner_[m_.to(m_.halfedge(f)).idx()]]; });
+    first_.assign(chunks_ + 1, 0);
+    for (std::size_t i = 0; i < code.size(); ++i) ++first_[owner_[code[i].second] + 1];
+    for (std::size_t c = 0; c < chunks_; ++c) first_[c + 1] += first_[c];
+    order_.resize(code.size());
+    for (std::size_t i = 0; i < code.size(); ++i) order_[i] = code[i].second;  // sorted: chunks contiguous
+  }
+
+  std::size_t chunks() const noexcept { return chunks_; }
+
+  float load_cost(Edge e) const noexcept {
+    return std::atomic_ref<float>(d_.cost_[e.idx()]).load(std::memory_order_relaxed);
+  }
+  void store_cost(Edge e, float c) noexcept {
+    std::atomic_ref<float>(d_.cost_[e.idx()]).store(c, std::memory_order_relaxed);
+  }
+
+  // The set of vertices one operation holds.
+  struct held {
+    static constexpr std::size_t cap = 160;
+    std::uint32_t v[cap];
+    std::size_t n = 0;
+  };
+  bool try_lock(held& hs, Vertex v, std::uint32_t me) noexcept {
+    for (std::size_t i = 0; i < hs.n; ++i)
+      if (hs.v[i] == v.idx()) return true;
+    if (hs.n == held::cap) return false;
+    std::uint32_t expected = 0;
+    if (!std::atomic_ref<std::uint32_t>(lock_[v.idx()])
+             .compare_exchange_strong(expected, me + 1, std::memory_order_acquire, std::memory_order_relaxed))
+      return false;
+    hs.v[hs.n++] = v.idx();
+    return true;
+  }
+  void release(held& hs) noexcept {
+    for (std::size_t i = 0; i < hs.n; ++i)
+      std::atomic_ref<std::uint32_t>(lock_[hs.v[i]]).store(0, std::memory_order_release);
+    hs.n = 0;
+  }
+
+  // Pushes the collapse of e into our heap if it deletes one of our
+  // vertices (turned around when both ends are interior); requires e's
+  // ends locked. Always rewrites e's cost, so older items go stale.
+  void push_owned(chunk_heap& heap, Edge e, std::uint32_t me) {
+    Halfedge h;
+    vec3 p;
+    double cost;
+    if (!d_.evaluate(e, h, p, cost)) {
+      store_cost(e, decimator::dead);
+      return;
+    }
+    const float c = static_cast<float>(cost);
+    store_cost(e, c);
+    Vertex a = m_.from(h);
+    if (owner_[a.idx()] != me) {
+      const Vertex b = m_.to(h);
+      if (owner_[b.idx()] != me || m_.is_boundary(a) || m_.is_boundary(b)) return;
+      h = h.opposite(), a = b;
+    }
+    heap.push({c, h.idx(), a.idx()});
+  }
+
+  // One item: 1 collapsed, 0 skipped (stale or refused), -1 deferred.
+  int attempt(const chunk_item& it, chunk_heap& heap, std::uint32_t me, const decimate_options& o, decimate_result& r,
+              std::atomic<std::size_t>& faces, std::size_t target) {
+    const Halfedge h(it.half);
+    const Vertex a(it.seed);
+    if (removed_[a.idx()]) return 0;  // ours: only we write it
+    if (load_cost(h.edge()) != it.cost) return 0;
+    held hs;
+    if (!try_lock(hs, a, me)) return -1;
+    bool found = false;
+    for (const Halfedge g : m_.out_halfedges(a)) {
+      if (!try_lock(hs, m_.to(g), me)) return release(hs), -1;
+      found |= g == h;
+    }
+    if (!found) return release(hs), 0;
+    const Vertex b = m_.to(h);
+    for (const Halfedge g : m_.out_halfedges(b))
+      if (!try_lock(hs, m_.to(g), me)) return release(hs), -1;
+    // Everything read below is locked.
+    if (load_cost(h.edge()) != it.cost) return release(hs), 0;
+    Halfedge hh;
+    vec3 p;
+    double cost;
+    if (!d_.evaluate(h.edge(), hh, p, cost)) return release(hs), 0;
+    if (hh != h) {  // turned around: only when both ends are interior
+      if (m_.is_boundary(a) || m_.is_boundary(b)) return release(hs), 0;
+    }
+    store_cost(h.edge(), decimator::dead);
+    const double err = error_of(d_.q_[a.idx()] + d_.q_[b.idx()], cost);
+    if (err > o.max_error || !d_.collapse_ok(h, p)) return release(hs), 0;
+    // Reserve two faces of the global count first: never below the target.
+    std::size_t f = faces.load(std::memory_order_relaxed);
+    do {
+      if (f <= target + 1) return release(hs), 0;
+    } while (!faces.compare_exchange_weak(f, f - 2, std::memory_order_relaxed));
+    const Edge gone[3] = {h.edge(), m_.is_boundary(h) ? Edge() : m_.next(m_.next(h)).edge(),
+                          m_.is_boundary(h.opposite()) ? Edge() : m_.next(h.opposite()).edge()};
+    d_.q_[b.idx()] += d_.q_[a.idx()];
+    {
+      std::lock_guard<std::mutex> g(pools_);
+      m_.collapse(h);
+    }
+    m_.position(b) = p;
+    removed_[a.idx()] = 1;
+    for (const Edge g : gone)
+      if (g.is_valid()) store_cost(g, decimator::dead);
+    {
+      std::lock_guard<std::mutex> g(stats_);
+      r.max_error = std::max(r.max_error, err);
+    }
+    for (const Halfedge g : m_.out_halfedges(b)) push_owned(heap, g.edge(), me);
+    release(hs);
+    return 1;
+  }
+
+  // Runs chunk c: collapses up to its quota of its cheapest edges, then
+  // retries the deferred items once.
+  void run_chunk(std::size_t c, std::size_t total_collapses, std::size_t total_faces, const decimate_options& o,
+                 decimate_result& r, std::atomic<std::size_t>& faces, std::size_t target) {
+    const auto me = static_cast<std::uint32_t>(c);
+    const std::size_t quota = total_faces == 0 ? 0 : total_collapses * chunk_faces_[c] / total_faces;
+    chunk_heap heap;
+    heap.reserve(4 * (first_[c + 1] - first_[c]));
+    // Seeds: under the seed's lock and its ring's, as every read here.
+    for (std::size_t i = first_[c]; i < first_[c + 1]; ++i) {
+      const Vertex a(order_[i]);
+      held hs;
+      if (!try_lock(hs, a, me)) continue;  // a neighbour's op: a's edges come back through it
+      bool ok = true;
+      for (const Halfedge g : m_.out_halfedges(a))
+        if (!try_lock(hs, m_.to(g), me)) {
+          ok = false;
+          break;
+        }
+      if (ok)
+        for (const Halfedge g : m_.out_halfedges(a)) {
+          Halfedge h;
+          vec3 p;
+          double cost;
+          if (!d_.evaluate(g.edge(), h, p, cost) || m_.from(h) != a) continue;
+          const float cf = static_cast<float>(cost);
+          store_cost(g.edge(), cf);
+          heap.push({cf, h.idx(), a.idx()});
+        }
+      release(hs);
+    }
+    std::vector<chunk_item> deferred;
+    std::size_t done = 0, retried = 0;
+    while (done < quota && !heap.empty()) {
+      const chunk_item it = heap.pop();
+      const int res = attempt(it, heap, me, o, r, faces, target);
+      if (res > 0) ++done;
+      if (res < 0) deferred.push_back(it);
+    }
+    for (const chunk_item& it : deferred) {
+      if (done >= quota) break;
+      if (attempt(it, heap, me, o, r, faces, target) > 0) ++done, ++retried;
+    }
+    parallel_.fetch_add(done - retried, std::memory_order_relaxed);
+    retried_.fetch_add(retried, std::memory_order_relaxed);
+  }
+
+  std::mutex pools_, stats_;
+  std::atomic<std::size_t> parallel_{0}, retried_{0};
+  triangle_mesh& m_;
+  decimator& d_;
+  std::size_t chunks_ = 1;
+  std::vector<std::uint32_t> owner_, lock_, first_, order_;
+  std::vector<std::uint8_t> removed_;
+  std::vector<std::size_t> chunk_faces_;
 };
 
 inline void check(triangle_mesh& m, const decimate_options& o, execution how) {
@@ -446,6 +690,47 @@ inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, exe
   if (faces > o.target_faces + 1) {
     detail::decimation::decimator d(m, o);
     d.init();
+    std::size_t threads = o.threads;
+    if (threads == 0) {
+#if defined(_OPENMP)
+      if (how == execution::openmp) threads = static_cast<std::size_t>(omp_get_max_threads());
+#endif
+#if TRAVPOOL_MESH_TBB
+      if (how == execution::tbb) threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
+#endif
+    }
+    if (how != execution::serial && threads > 1) {
+      detail::decimation::parallel_phase pp(m, d);
+      pp.partition(threads);
+      std::atomic<std::size_t> left(faces);
+      const std::size_t total = (faces - o.target_faces) / 2, n = pp.chunks();
+      const std::size_t total_faces = faces;
+      [[maybe_unused]] auto chunk = [&](std::size_t c) {
+        pp.run_chunk(c, total, total_faces, o, r, left, o.target_faces);
+      };
+#if defined(_OPENMP)
+      if (how == execution::openmp) {
+        const auto nn = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(static_cast <int>(threads))
+        for (std::ptrdiff_t c = 0; c < nn; ++c) chunk(static_cast<std::size_t>(c));
+      }
+#endif
+#if TRAVPOOL_MESH_TBB
+      if (how == execution::tbb) {
+        tbb::task_arena arena(static_cast<int>(threads));
+        arena.execute([&] {
+          tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1), [&](const tbb::blocked_range<std::size_t>& rg) {
+            for (std::size_t c = rg.begin(); c != rg.end(); ++c) chunk(c);
+          });
+        });
+      }
+#endif
+      faces = left.load();
+      r.parallel = pp.parallel_.load();
+      r.retried = pp.retried_.load();
+      r.collapses = r.parallel + r.retried;
+    }
+    // The serial tail and finish: one heap of every edge, to the target.
     detail::decimation::edge_heap heap;
     d.push_all(heap);
     d.run(heap, faces, o.target_faces, r, r.serial, [](Halfedge) { return true; });
