@@ -25,7 +25,7 @@ scripts/deps.sh libcgal-dev libopenmesh-dev libmeshoptimizer-dev >/dev/null 2>&1
 scripts/fetch_meshes.sh >/dev/null
 out=build/bench-decimate
 mkdir -p "$out"
-g++ -std=c++20 -O2 -DNDEBUG -Iinclude -I/usr/include/eigen3 bench/mesh/decimate_compare.cpp -o "$out/decimate_compare" \
+g++ -std=c++20 -O2 -DNDEBUG -fopenmp -Iinclude -I/usr/include/eigen3 bench/mesh/decimate_compare.cpp -o "$out/decimate_compare" \
   -lOpenMeshTools -lOpenMeshCore -lmeshoptimizer -lgmp -lmpfr
 IFS=, read -ra list <<<"$names"
 for n in "${list[@]}"; do

@@ -4,7 +4,10 @@
 // meshopt_simplify on a flat index buffer, on the same triangle soup.
 //
 //   decimate_compare MESH [--subdivide=K] [--ratio=0.1] [--reps=R]
-//                         [--skip=cgal,openmesh,...]
+//                         [--skip=openmp,cgal,openmesh,meshopt]
+//
+// Build with OpenMP (-fopenmp) for the "travpool openmp x2" contender
+// (execution::openmp, 2 threads).
 //
 // MESH is read with travpool's reader and Loop-subdivided K times
 // (travpool::mesh::loop_subdivide). Each contender decimates a fresh copy
@@ -197,6 +200,7 @@ int main(int argc, char** argv) {
   std::vector<contender> cs;
   auto wanted = [&](const char* n) { return skip.find(n) == std::string::npos; };
   cs.push_back({"travpool serial", {}, {}});
+  if (tm_::available(tm_::execution::openmp) && wanted("openmp")) cs.push_back({"travpool openmp x2", {}, {}});
   if (wanted("cgal")) cs.push_back({"CGAL edge_collapse GH", {}, {}});
   if (wanted("openmesh")) cs.push_back({"OpenMesh ModQuadric", {}, {}});
   if (wanted("meshopt")) cs.push_back({"meshopt_simplify", {}, {}});
@@ -204,13 +208,18 @@ int main(int argc, char** argv) {
   for (int r = 0; r < reps; ++r) {
     for (auto& c : cs) {
       double t = 0;
-      if (c.name == "travpool serial") {
+      if (c.name.rfind("travpool", 0) == 0) {
         std::vector<tm_::vec3> pts = in.points;
         tm_::triangle_mesh m = tm_::triangle_mesh::from_triangles(pts, in.tris);
         tm_::decimate_options o;
         o.target_faces = target;
+        o.threads = 2;
+        const bool par = c.name != "travpool serial";
         const auto t0 = std::chrono::steady_clock::now();
-        tm_::decimate(m, o);
+        const auto res = tm_::decimate(m, o, par ? tm_::execution::openmp : tm_::execution::serial);
+        if (par && r == 0)
+          std::printf("  openmp x2: %zu collapses in parallel, %zu retried, %zu serial\n", res.parallel, res.retried,
+                      res.serial);
         t = seconds_since(t0);
         c.result = soup_of(m);
       } else if (c.name == "CGAL edge_collapse GH") {
@@ -251,7 +260,7 @@ int main(int argc, char** argv) {
       c.times.push_back(t);
     }
   }
-  double best_heavy = 1e300, meshopt = 0, tp = 0;
+  double best_heavy = 1e300, meshopt = 0, tp = 0, tp2 = 0;
   std::printf("%-24s %10s %9s %14s %12s\n", "contender", "median s", "faces", "hausdorff", "/diagonal");
   std::vector<std::pair<std::string, double>> med;
   for (auto& c : cs) {
@@ -260,10 +269,12 @@ int main(int argc, char** argv) {
     const double h = hausdorff(in, in_sm, c.result);
     std::printf("%-24s %10.3f %9zu %14.6g %12.6f\n", c.name.c_str(), m, c.result.tris.size(), h, h / diag);
     if (c.name == "travpool serial") tp = m;
+    if (c.name == "travpool openmp x2") tp2 = m;
     if (c.name == "meshopt_simplify") meshopt = m;
     if (c.name == "CGAL edge_collapse GH" || c.name == "OpenMesh ModQuadric") best_heavy = std::min(best_heavy, m);
   }
   if (best_heavy < 1e300) std::printf("travpool / faster of CGAL, OpenMesh: %.3f\n", tp / best_heavy);
   if (meshopt > 0) std::printf("travpool / meshopt_simplify: %.3f\n", tp / meshopt);
+  if (tp2 > 0) std::printf("travpool serial / openmp x2 (speed-up): %.3f\n", tp / tp2);
   return 0;
 }
