@@ -200,6 +200,7 @@ int main(int argc, char** argv) {
   std::vector<contender> cs;
   auto wanted = [&](const char* n) { return skip.find(n) == std::string::npos; };
   cs.push_back({"travpool serial", {}, {}});
+  if (wanted("area")) cs.push_back({"travpool serial area", {}, {}});
   if (tm_::available(tm_::execution::openmp) && wanted("openmp")) cs.push_back({"travpool openmp x2", {}, {}});
   if (wanted("cgal")) cs.push_back({"CGAL edge_collapse GH", {}, {}});
   if (wanted("openmesh")) cs.push_back({"OpenMesh ModQuadric", {}, {}});
@@ -214,7 +215,8 @@ int main(int argc, char** argv) {
         tm_::decimate_options o;
         o.target_faces = target;
         o.threads = 2;
-        const bool par = c.name != "travpool serial";
+        o.area_weighted = c.name == "travpool serial area";
+        const bool par = c.name == "travpool openmp x2";
         const auto t0 = std::chrono::steady_clock::now();
         const auto res = tm_::decimate(m, o, par ? tm_::execution::openmp : tm_::execution::serial);
         if (par && r == 0)

@@ -77,6 +77,9 @@ struct decimate_options {
   // Parallel modes: the number of threads (0: omp_get_max_threads() /
   // TBB's default concurrency).
   unsigned threads = 0;
+  // Weight each face's plane by its area (OpenMesh's ModQuadric) instead
+  // of 1 (Garland and Heckbert's paper, CGAL's plane policies).
+  bool area_weighted = true;
   // Testing: m.validate() after every collapse (O(E) each; small meshes).
   bool validate_each_collapse = false;
 };
@@ -227,7 +230,7 @@ class decimator {
       const double len = norm(n);
       if (!(len > 0)) return;  // a degenerate face has no plane
       n *= 1.0 / len;
-      const quadric q = quadric::plane(n, -dot(n, p0), 0.5 * len);
+      const quadric q = quadric::plane(n, -dot(n, p0), o_.area_weighted ? 0.5 * len : 1.0);
       for (const Vertex v : c) q_[v.idx()] += q;
     });
   }
