@@ -299,11 +299,10 @@ class decimator {
     if (bound_a && bound_b && !m_.is_boundary(h) && !m_.is_boundary(o)) return false;
     // Faces around v (not beside the edge) must keep their orientation
     // when v moves to p.
-    auto fold_free = [&](Halfedge g, Vertex v, const vec3& pv) {
+    auto fold_free = [&](Halfedge g, const vec3& pv) {
       const Halfedge n = m_.next(g);
       const Vertex x = m_.to(g), y = m_.to(n);
       if (x == a || x == b || y == a || y == b) return true;
-      (void)v;
       const vec3 &px = m_.position(x), &py = m_.position(y);
       const vec3 e = py - px;
       const vec3 n_old = cross(px - pv, e);
@@ -317,7 +316,7 @@ class decimator {
     for (const Halfedge g : m_.out_halfedges(b)) {
       if (val_b == max_ring) return m_.is_collapse_ok(h) && reference_fold_free(h, p);
       ring_b[val_b++] = m_.to(g);
-      if (!m_.is_boundary(g) && !fold_free(g, b, pb)) return false;
+      if (!m_.is_boundary(g) && !fold_free(g, pb)) return false;
     }
     auto in_ring_b = [&](Vertex w) { return std::find(ring_b, ring_b + val_b, w) != ring_b + val_b; };
     const vec3& pa = m_.position(a);
@@ -325,7 +324,7 @@ class decimator {
       const Vertex w = m_.to(g);
       ++val_a;
       if (w != b && w != vl && w != vr && in_ring_b(w)) return false;
-      if (!m_.is_boundary(g) && !fold_free(g, a, pa)) return false;
+      if (!m_.is_boundary(g) && !fold_free(g, pa)) return false;
     }
     // Two interior vertices of valence 3 sharing an edge: a tetrahedron,
     // which would collapse to a double triangle.
