@@ -13,6 +13,8 @@
 //   travpool/mesh/buffers.hpp    dense arrays for GPU upload and NumPy:
 //                                 export_buffers, vertex_layout,
 //                                 dense_span (zero-copy), from_buffers
+//   travpool/mesh/decimate.hpp   quadric edge-collapse decimation to a
+//                                 target face count (decimate)
 //   travpool/mesh/io.hpp          OFF, OBJ and PLY: read_mesh, write_mesh,
 //                                 errors naming the file and line
 //
@@ -23,6 +25,7 @@
 #include "mesh/algorithms.hpp"
 #include "mesh/buffers.hpp"
 #include "mesh/bvh.hpp"
+#include "mesh/decimate.hpp"
 #include "mesh/io.hpp"
 #include "mesh/mesh.hpp"
 #include "mesh/remesh.hpp"

@@ -1,0 +1,749 @@
+// travpool/mesh/decimate.hpp: quadric edge-collapse decimation (Garland and
+// Heckbert 1997) of a triangle_mesh to a target face count, in place.
+//
+// DESIGN NOTE
+// ===========
+// Every vertex v carries a quadric Q_v (10 coefficients and a weight, in a
+// vector indexed by handle: a column): the sum over the faces f at v of
+//
+//   Q_f(x) = w_f * (n_f . x + d_f)^2     (n_f unit, d_f = -n_f . p_f)
+//
+// i.e. the squared distances to the planes of the input faces around v,
+// with w_f = 1 (Garland and Heckbert, CGAL's plane policies: the default,
+// better in Hausdorff distance on the meshes of docs/mesh.md) or area(f)
+// (OpenMesh's ModQuadric: area_weighted). An edge (a, b) costs
+// Q(p) with Q = Q_a + Q_b and p its placement:
+//
+//   p = argmin Q   (the 3x3 system A p = -b)  if A is well conditioned,
+//   else the best of a, b and (a + b) / 2;
+//   p = a when a is on the boundary (b is merged into a), and edges with
+//   both ends on the boundary are never collapsed: boundary vertices never
+//   move and the boundary polylines stay exactly as they were.
+//
+// The edges sit in a lazy min-heap of (cost, edge, stamp): an item is
+// current iff its stamp equals the edge's stamp, which every recomputation
+// bumps. A popped current item collapses its edge if
+//
+//   faces > target,  error(p) = sqrt(Q(p) / weight(Q)) <= max_error,
+//   m.is_collapse_ok(h)  (the link condition),
+//   no face around a or b (but the two that vanish) flips or degenerates
+//   when its corner moves to p:  n_new . n_old > 0 and |n_new| > eps |n_old|,
+//
+// else it is dropped (a later change at a or b pushes the edge again).
+// After a collapse the kept vertex takes p and Q_a + Q_b, and every edge at
+// it is pushed afresh. Each collapse removes two faces, so the result has
+// target_faces faces, or target_faces + 1 when the counts' parities differ,
+// or more when no valid collapse is left (or max_error stops it).
+//
+// Invariants: between collapses the mesh is valid (m.validate()); no vertex
+// with a boundary halfedge moves or is removed; every vertex's quadric is
+// the sum of the input face quadrics of the vertices merged into it.
+//
+// Parallel (execution::openmp / execution::tbb): see decimate()'s comment
+// and docs/mesh.md "Decimation".
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <travpool/usage_error.hpp>
+
+#include "algorithms.hpp"  // execution, available(), the backends' macros and headers
+#if TRAVPOOL_MESH_TBB
+#include <tbb/blocked_range.h>
+#include <tbb/task_arena.h>
+#endif
+#include "mesh.hpp"
+
+namespace travpool::mesh {
+inline namespace TRAVPOOL_ABI_NAMESPACE {
+
+struct decimate_options {
+  // Stop at this many faces (or one more: each collapse removes two).
+  // Must be >= 4.
+  std::size_t target_faces = 0;
+  // Never collapse an edge whose placement's RMS distance to the planes of
+  // the input faces merged into it, sqrt(Q(p) / weight), exceeds this
+  // (length units). Must be >= 0.
+  double max_error = std::numeric_limits<double>::infinity();
+  // Parallel modes: the number of threads (0: omp_get_max_threads() /
+  // TBB's default concurrency).
+  unsigned threads = 0;
+  // Weight each face's plane by its area (OpenMesh's ModQuadric) instead
+  // of 1 (Garland and Heckbert's paper, CGAL's plane policies; smaller
+  // Hausdorff distances on the meshes measured in docs/mesh.md).
+  bool area_weighted = false;
+  // Testing: m.validate() after every collapse (O(E) each; small meshes).
+  bool validate_each_collapse = false;
+};
+
+struct decimate_result {
+  std::size_t faces_before = 0;
+  std::size_t faces_after = 0;
+  std::size_t collapses = 0;
+  // The largest error(p) (as max_error) of the collapses done.
+  double max_error = 0;
+  // Collapses done in the parallel phase, in its retry of deferred items,
+  // and serially (the tail and the finish); all serial in serial mode.
+  std::size_t parallel = 0;
+  std::size_t retried = 0;
+  std::size_t serial = 0;
+};
+
+namespace detail::decimation {
+
+// A symmetric 4x4 quadric (upper triangle) and its weight (area).
+struct quadric {
+  double a2 = 0, ab = 0, ac = 0, ad = 0, b2 = 0, bc = 0, bd = 0, c2 = 0, cd = 0, d2 = 0, w = 0;
+
+  static quadric plane(const vec3& n, double d, double weight) noexcept {
+    quadric q;
+    q.a2 = weight * n.x * n.x, q.ab = weight * n.x * n.y, q.ac = weight * n.x * n.z, q.ad = weight * n.x * d;
+    q.b2 = weight * n.y * n.y, q.bc = weight * n.y * n.z, q.bd = weight * n.y * d;
+    q.c2 = weight * n.z * n.z, q.cd = weight * n.z * d, q.d2 = weight * d * d, q.w = weight;
+    return q;
+  }
+  quadric& operator+=(const quadric& o) noexcept {
+    a2 += o.a2, ab += o.ab, ac += o.ac, ad += o.ad, b2 += o.b2, bc += o.bc, bd += o.bd;
+    c2 += o.c2, cd += o.cd, d2 += o.d2, w += o.w;
+    return *this;
+  }
+  friend quadric operator+(quadric a, const quadric& b) noexcept { return a += b; }
+  // Q(p) = p^T A p + 2 b^T p + d2, clamped at 0 (rounding).
+  double operator()(const vec3& p) const noexcept {
+    const double x = p.x, y = p.y, z = p.z;
+    const double v =
+        x * (a2 * x + 2 * (ab * y + ac * z + ad)) + y * (b2 * y + 2 * (bc * z + bd)) + z * (c2 * z + 2 * cd) + d2;
+    return v > 0 ? v : 0;
+  }
+  // The minimiser of Q, if A is well conditioned (|det| > 1e-10 trace^3 / 27
+  // and the point finite).
+  bool minimum(vec3& p) const noexcept {
+    const double c00 = b2 * c2 - bc * bc, c01 = ac * bc - ab * c2, c02 = ab * bc - ac * b2;
+    const double det = a2 * c00 + ab * c01 + ac * c02;
+    const double tr = a2 + b2 + c2;
+    if (!(std::fabs(det) > 1e-10 * tr * tr * tr / 27)) return false;
+    const double c11 = a2 * c2 - ac * ac, c12 = ab * ac - a2 * bc, c22 = a2 * b2 - ab * ab;
+    const double inv = -1.0 / det;  // p = -A^-1 (ad, bd, cd)
+    p = {inv * (c00 * ad + c01 * bd + c02 * cd), inv * (c01 * ad + c11 * bd + c12 * cd),
+         inv * (c02 * ad + c12 * bd + c22 * cd)};
+    return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z);
+  }
+};
+
+inline double error_of(const quadric& q, double cost) noexcept { return q.w > 0 ? std::sqrt(cost / q.w) : 0.0; }
+
+// A 4-ary min-heap of (cost, edge): half the levels of a binary heap, and
+// an item in 8 bytes. Lazy: an item is current iff its cost equals the
+// edge's current cost (decimator::cost_); stale ones are skipped on pop.
+struct heap_item {
+  float cost;
+  std::uint32_t edge;
+};
+// The parallel phase's item: the halfedge to collapse and its seed,
+// from(half) when pushed (owned by the chunk, so never deleted by another).
+struct chunk_item {
+  float cost;
+  std::uint32_t half;
+  std::uint32_t seed;
+};
+template <class Item>
+class basic_heap {
+ public:
+  using item = Item;
+  bool empty() const noexcept { return v_.empty(); }
+  std::size_t size() const noexcept { return v_.size(); }
+  void reserve(std::size_t n) { v_.reserve(n); }
+  void clear() noexcept { v_.clear(); }
+  // Unordered appends, then heapify(): O(n).
+  void append(Item x) { v_.push_back(x); }
+  void heapify() noexcept {
+    for (std::size_t i = v_.size() / 4 + 1; i-- > 0;)
+      if (i < v_.size()) down(i);
+  }
+  void push(Item x) {
+    std::size_t i = v_.size();
+    v_.push_back(x);
+    while (i > 0) {
+      const std::size_t parent = (i - 1) / 4;
+      if (!(x.cost < v_[parent].cost)) break;
+      v_[i] = v_[parent];
+      i = parent;
+    }
+    v_[i] = x;
+  }
+  Item pop() noexcept {
+    const Item top = v_[0];
+    v_[0] = v_.back();
+    v_.pop_back();
+    if (!v_.empty()) down(0);
+    return top;
+  }
+
+ private:
+  void down(std::size_t i) noexcept {
+    const std::size_t n = v_.size();
+    const Item x = v_[i];
+    for (;;) {
+      const std::size_t c = 4 * i + 1;
+      if (c >= n) break;
+      std::size_t best = c;
+      const std::size_t end = std::min(c + 4, n);
+      for (std::size_t k = c + 1; k < end; ++k)
+        if (v_[k].cost < v_[best].cost) best = k;
+      if (!(v_[best].cost < x.cost)) break;
+      v_[i] = v_[best];
+      i = best;
+    }
+    v_[i] = x;
+  }
+  std::vector<Item> v_;
+};
+using edge_heap = basic_heap<heap_item>;
+using chunk_heap = basic_heap<chunk_item>;
+
+// The serial decimator's state, reused by the parallel driver's chunks.
+class decimator {
+ public:
+  static constexpr float dead = -1.0f;  // cost_ of an edge with no current item
+
+  decimator(triangle_mesh& m, const decimate_options& o) : m_(m), o_(o) {}
+
+  // Quadrics of every vertex, costs of every edge: O(V + E + F).
+  void init() {
+    std::uint32_t vb = 0, eb = 0;
+    m_.vertices().for_each([&](Vertex v) { vb = std::max(vb, v.idx() + 1); });
+    m_.edges().for_each([&](Edge e) { eb = std::max(eb, e.idx() + 1); });
+    q_.assign(vb, quadric{});
+    cost_.assign(eb, dead);
+    m_.faces().for_each([&](Face f) {
+      const auto c = m_.corners(f);
+      const vec3 &p0 = m_.position(c[0]), &p1 = m_.position(c[1]), &p2 = m_.position(c[2]);
+      vec3 n = cross(p1 - p0, p2 - p0);
+      const double len = norm(n);
+      if (!(len > 0)) return;  // a degenerate face has no plane
+      n *= 1.0 / len;
+      const quadric q = quadric::plane(n, -dot(n, p0), o_.area_weighted ? 0.5 * len : 1.0);
+      for (const Vertex v : c) q_[v.idx()] += q;
+    });
+  }
+
+  // The halfedge to collapse (from(h) goes), the placement and the cost of
+  // edge e; false if e may not collapse (both ends on the boundary).
+  bool evaluate(Edge e, Halfedge& h, vec3& p, double& cost) const noexcept {
+    const Halfedge h0 = e.halfedge(0);
+    const Vertex a = m_.from(h0), b = m_.to(h0);
+    const bool ba = m_.is_boundary(a), bb = m_.is_boundary(b);
+    if (ba && bb) return false;
+    const quadric q = q_[a.idx()] + q_[b.idx()];
+    if (ba) {
+      h = h0.opposite(), p = m_.position(a);  // b merges into a
+    } else if (bb) {
+      h = h0, p = m_.position(b);
+    } else {
+      h = h0;
+      if (!q.minimum(p)) {
+        const vec3 &pa = m_.position(a), &pb = m_.position(b);
+        const vec3 mid = 0.5 * (pa + pb);
+        const double ca = q(pa), cb = q(pb), cm = q(mid);
+        p = cm <= ca && cm <= cb ? mid : (ca <= cb ? pa : pb);
+      }
+    }
+    cost = q(p);
+    return true;
+  }
+
+  // Recomputes e's cost and pushes it (nothing if e may not collapse).
+  template <class Heap>
+  void push(Heap& heap, Edge e) {
+    Halfedge h;
+    vec3 p;
+    double cost;
+    if (!evaluate(e, h, p, cost)) {
+      cost_[e.idx()] = dead;
+      return;
+    }
+    const float c = static_cast<float>(cost);
+    cost_[e.idx()] = c;
+    heap.push({c, e.idx()});
+  }
+
+  // The link condition (as m.is_collapse_ok(h), with b's one-ring in a
+  // local array instead of searches: O(valence^2) compares of handles, no
+  // walks; thread-safe) and the fold-over test: no face around from(h)
+  // or to(h), other than the two beside h, flips or degenerates (its area
+  // below 1e-6 of the old one) when its corner moves to p.
+  bool collapse_ok(Halfedge h, const vec3& p) const {
+    const Halfedge o = h.opposite();
+    const Vertex a = m_.from(h), b = m_.to(h);
+    Vertex vl, vr;
+    if (!m_.is_boundary(h)) {
+      const Halfedge h1 = m_.next(h), h2 = m_.next(h1);
+      vl = m_.to(h1);
+      if (m_.is_boundary(h1.opposite()) && m_.is_boundary(h2.opposite())) return false;
+    }
+    if (!m_.is_boundary(o)) {
+      const Halfedge o1 = m_.next(o), o2 = m_.next(o1);
+      vr = m_.to(o1);
+      if (m_.is_boundary(o1.opposite()) && m_.is_boundary(o2.opposite())) return false;
+    }
+    if (vl == vr) return false;
+    const bool bound_a = m_.is_boundary(a), bound_b = m_.is_boundary(b);
+    if (bound_a && bound_b && !m_.is_boundary(h) && !m_.is_boundary(o)) return false;
+    // Faces around v (not beside the edge) must keep their orientation
+    // when v moves to p.
+    auto fold_free = [&](Halfedge g, const vec3& pv) {
+      const Halfedge n = m_.next(g);
+      const Vertex x = m_.to(g), y = m_.to(n);
+      if (x == a || x == b || y == a || y == b) return true;
+      const vec3 &px = m_.position(x), &py = m_.position(y);
+      const vec3 e = py - px;
+      const vec3 n_old = cross(px - pv, e);
+      const vec3 n_new = cross(px - p, e);
+      return dot(n_old, n_new) > 0 && dot(n_new, n_new) >= 1e-12 * dot(n_old, n_old);
+    };
+    std::size_t val_b = 0, val_a = 0;
+    const vec3& pb = m_.position(b);
+    constexpr std::size_t max_ring = 64;
+    Vertex ring_b[max_ring];
+    for (const Halfedge g : m_.out_halfedges(b)) {
+      if (val_b == max_ring) return m_.is_collapse_ok(h) && reference_fold_free(h, p);
+      ring_b[val_b++] = m_.to(g);
+      if (!m_.is_boundary(g) && !fold_free(g, pb)) return false;
+    }
+    auto in_ring_b = [&](Vertex w) { return std::find(ring_b, ring_b + val_b, w) != ring_b + val_b; };
+    const vec3& pa = m_.position(a);
+    for (const Halfedge g : m_.out_halfedges(a)) {
+      const Vertex w = m_.to(g);
+      ++val_a;
+      if (w != b && w != vl && w != vr && in_ring_b(w)) return false;
+      if (!m_.is_boundary(g) && !fold_free(g, pa)) return false;
+    }
+    // Two interior vertices of valence 3 sharing an edge: a tetrahedron,
+    // which would collapse to a double triangle.
+    if (val_a == 3 && val_b == 3 && !bound_a && !bound_b) return false;
+    return true;
+  }
+
+  // The fold-over test alone, written plainly (validate_each_collapse
+  // checks collapse_ok against m.is_collapse_ok(h) and this).
+  bool reference_fold_free(Halfedge h, const vec3& p) const {
+    const Vertex a = m_.from(h), b = m_.to(h);
+    for (const Vertex v : {a, b})
+      for (const Face f : m_.faces_around(v)) {
+        auto c = m_.corners(f);
+        if (std::find(c.begin(), c.end(), a) != c.end() && std::find(c.begin(), c.end(), b) != c.end()) continue;
+        const vec3 n_old = cross(m_.position(c[1]) - m_.position(c[0]), m_.position(c[2]) - m_.position(c[0]));
+        std::array<vec3, 3> q{m_.position(c[0]), m_.position(c[1]), m_.position(c[2])};
+        for (int i = 0; i < 3; ++i)
+          if (c[i] == v) q[i] = p;
+        const vec3 n_new = cross(q[1] - q[0], q[2] - q[0]);
+        if (!(dot(n_old, n_new) > 0) || dot(n_new, n_new) < 1e-12 * dot(n_old, n_old)) return false;
+      }
+    return true;
+  }
+
+  // Collapses h (from(h) into to(h)) with to(h) moved to p.
+  void collapse(Halfedge h, const vec3& p) {
+    const Vertex a = m_.from(h), b = m_.to(h);
+    q_[b.idx()] += q_[a.idx()];
+    m_.collapse(h);
+    m_.position(b) = p;
+  }
+
+  // Pops until faces <= target (+1 for parity) or the heap is empty;
+  // accept(h) may refuse a collapse (the item is dropped).
+  template <class Heap, class Accept>
+  void run(Heap& heap, std::size_t& faces, std::size_t target, decimate_result& r, std::size_t& counter,
+           Accept&& accept) {
+    while (faces > target + 1 && !heap.empty()) {
+      const heap_item it = heap.pop();
+      if (cost_[it.edge] != it.cost) continue;  // stale, or already done
+      const Edge e(it.edge);
+      cost_[it.edge] = dead;
+      Halfedge h;
+      vec3 p;
+      double cost;
+      if (!evaluate(e, h, p, cost)) continue;
+      const Vertex a = m_.from(h), b = m_.to(h);
+      const double err = error_of(q_[a.idx()] + q_[b.idx()], cost);
+      if (err > o_.max_error) continue;
+      if (!accept(h)) continue;
+      const bool ok = collapse_ok(h, p);
+      if (o_.validate_each_collapse && ok != (m_.is_collapse_ok(h) && reference_fold_free(h, p)))
+        throw std::logic_error("decimate: the link test disagrees with triangle_mesh::is_collapse_ok");
+      if (!ok) continue;
+      // The edges collapse() deletes: h's, and in each triangle beside h
+      // the one at from(h) (a -> b, b -> vl, vl -> a: vl -> a goes).
+      const Edge gone[3] = {h.edge(), m_.is_boundary(h) ? Edge() : m_.next(m_.next(h)).edge(),
+                            m_.is_boundary(h.opposite()) ? Edge() : m_.next(h.opposite()).edge()};
+      collapse(h, p);
+      for (const Edge g : gone)
+        if (g.is_valid()) cost_[g.idx()] = dead;
+      faces -= 2;
+      ++r.collapses, ++counter;
+      r.max_error = std::max(r.max_error, err);
+      if (o_.validate_each_collapse) m_.validate();
+      for (const Halfedge g : m_.out_halfedges(b)) push(heap, g.edge());
+    }
+  }
+
+  template <class Heap>
+  void push_all(Heap& heap) {
+    heap.reserve(m_.edge_count() + m_.edge_count() / 2);
+    m_.edges().for_each([&](Edge e) {
+      Halfedge h;
+      vec3 p;
+      double cost;
+      if (!evaluate(e, h, p, cost)) {
+        cost_[e.idx()] = dead;
+        return;
+      }
+      const float c = static_cast<float>(cost);
+      cost_[e.idx()] = c;
+      heap.append({c, e.idx()});
+    });
+    heap.heapify();
+  }
+
+  triangle_mesh& m_;
+  const decimate_options& o_;
+  std::vector<quadric> q_;
+  std::vector<float> cost_;  // per edge: the cost of its current item, or dead
+};
+
+// The parallel phase (docs/mesh.md "Decimation"), on the one shared mesh:
+//
+//   chunks    vertices sorted by the Morton code of their position, cut into
+//             K contiguous chunks; owner[v] = its chunk
+//   items     (cost, h, seed = from(h)) in the heap of owner(seed): a
+//             collapse only ever deletes a vertex of the chunk that runs it
+//   locks     lock[v] (std::atomic_ref, 0 free): the seed, then its ring
+//             (b among them), then b's ring; any failed try-lock releases
+//             all and defers the item
+//   quota     each chunk collapses at most its share of the collapses,
+//             proportional to its faces; deferred items are retried once
+//   serial    m.collapse's pool deletions run under one mutex (the pools of
+//             this mesh are not concurrent); everything else reads or
+//             writes only locked vertices' rings, quadrics and positions.
+//
+// Afterwards the serial finish rebuilds one heap of every edge and goes on
+// to the target.
+class parallel_phase {
+ public:
+  parallel_phase(triangle_mesh& m, decimator& d) : m_(m), d_(d) {}
+
+  // Builds the chunks: K = 8 * threads of them.
+  void partition(std::size_t threads) {
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> code;
+    code.reserve(m_.vertex_count());
+    vec3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
+    m_.vertices().for_each([&](Vertex v) {
+      const vec3& p = m_.position(v);
+      lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
+      hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
+    });
+    const double ext = std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z, 1e-300});
+    auto spread = [](std::uint64_t x) {  // 21 bits -> every third of 63
+      x &= 0x1fffff;
+      x = (x | x << 32) & 0x1f00000000ffffull;
+      x = (x | x << 16) & 0x1f0000ff0000ffull;
+      x = (x | x << 8) & 0x100f00f00f00f00full;
+      x = (x | x << 4) & 0x10c30c30c30c30c3ull;
+      x = (x | x << 2) & 0x1249249249249249ull;
+      return x;
+    };
+    m_.vertices().for_each([&](Vertex v) {
+      const vec3& p = m_.position(v);
+      auto q = [&](double c, double l) { return static_cast<std::uint64_t>((c - l) / ext * 2097151.0); };
+      code.emplace_back(spread(q(p.x, lo.x)) | spread(q(p.y, lo.y)) << 1 | spread(q(p.z, lo.z)) << 2, v.idx());
+    });
+    std::sort(code.begin(), code.end());
+    chunks_ = std::max<std::size_t>(1, std::min<std::size_t>(8 * threads, code.size() / 64 + 1));
+    owner_.assign(d_.q_.size(), 0);
+    lock_.assign(d_.q_.size(), 0);
+    removed_.assign(d_.q_.size(), 0);
+    for (std::size_t i = 0; i < code.size(); ++i)
+      owner_[code[i].second] = static_cast<std::uint32_t>(i * chunks_ / code.size());
+    chunk_faces_.assign(chunks_, 0);
+    m_.faces().for_each([&](Face f) { ++chunk_faces_[owner_[m_.to(m_.halfedge(f)).idx()]]; });
+    first_.assign(chunks_ + 1, 0);
+    for (std::size_t i = 0; i < code.size(); ++i) ++first_[owner_[code[i].second] + 1];
+    for (std::size_t c = 0; c < chunks_; ++c) first_[c + 1] += first_[c];
+    order_.resize(code.size());
+    for (std::size_t i = 0; i < code.size(); ++i) order_[i] = code[i].second;  // sorted: chunks contiguous
+  }
+
+  std::size_t chunks() const noexcept { return chunks_; }
+
+  float load_cost(Edge e) const noexcept {
+    return std::atomic_ref<float>(d_.cost_[e.idx()]).load(std::memory_order_relaxed);
+  }
+  void store_cost(Edge e, float c) noexcept {
+    std::atomic_ref<float>(d_.cost_[e.idx()]).store(c, std::memory_order_relaxed);
+  }
+
+  // The set of vertices one operation holds.
+  struct held {
+    static constexpr std::size_t cap = 160;
+    std::uint32_t v[cap];
+    std::size_t n = 0;
+  };
+  bool try_lock(held& hs, Vertex v, std::uint32_t me) noexcept {
+    for (std::size_t i = 0; i < hs.n; ++i)
+      if (hs.v[i] == v.idx()) return true;
+    if (hs.n == held::cap) return false;
+    std::uint32_t expected = 0;
+    if (!std::atomic_ref<std::uint32_t>(lock_[v.idx()])
+             .compare_exchange_strong(expected, me + 1, std::memory_order_acquire, std::memory_order_relaxed))
+      return false;
+    hs.v[hs.n++] = v.idx();
+    return true;
+  }
+  void release(held& hs) noexcept {
+    for (std::size_t i = 0; i < hs.n; ++i)
+      std::atomic_ref<std::uint32_t>(lock_[hs.v[i]]).store(0, std::memory_order_release);
+    hs.n = 0;
+  }
+
+  // Pushes the collapse of e into our heap if it deletes one of our
+  // vertices (turned around when both ends are interior); requires e's
+  // ends locked. Always rewrites e's cost, so older items go stale.
+  void push_owned(chunk_heap& heap, Edge e, std::uint32_t me) {
+    Halfedge h;
+    vec3 p;
+    double cost;
+    if (!d_.evaluate(e, h, p, cost)) {
+      store_cost(e, decimator::dead);
+      return;
+    }
+    const float c = static_cast<float>(cost);
+    store_cost(e, c);
+    Vertex a = m_.from(h);
+    if (owner_[a.idx()] != me) {
+      const Vertex b = m_.to(h);
+      if (owner_[b.idx()] != me || m_.is_boundary(a) || m_.is_boundary(b)) return;
+      h = h.opposite(), a = b;
+    }
+    heap.push({c, h.idx(), a.idx()});
+  }
+
+  // One item: 1 collapsed, 0 skipped (stale or refused), -1 deferred.
+  int attempt(const chunk_item& it, chunk_heap& heap, std::uint32_t me, const decimate_options& o, decimate_result& r,
+              std::atomic<std::size_t>& faces, std::size_t target) {
+    const Halfedge h(it.half);
+    const Vertex a(it.seed);
+    if (removed_[a.idx()]) return 0;  // ours: only we write it
+    if (load_cost(h.edge()) != it.cost) return 0;
+    held hs;
+    if (!try_lock(hs, a, me)) return -1;
+    bool found = false;
+    for (const Halfedge g : m_.out_halfedges(a)) {
+      if (!try_lock(hs, m_.to(g), me)) return release(hs), -1;
+      found |= g == h;
+    }
+    if (!found) return release(hs), 0;
+    const Vertex b = m_.to(h);
+    for (const Halfedge g : m_.out_halfedges(b))
+      if (!try_lock(hs, m_.to(g), me)) return release(hs), -1;
+    // Everything read below is locked.
+    if (load_cost(h.edge()) != it.cost) return release(hs), 0;
+    Halfedge hh;
+    vec3 p;
+    double cost;
+    if (!d_.evaluate(h.edge(), hh, p, cost)) return release(hs), 0;
+    if (hh != h) {  // turned around: only when both ends are interior
+      if (m_.is_boundary(a) || m_.is_boundary(b)) return release(hs), 0;
+    }
+    store_cost(h.edge(), decimator::dead);
+    const double err = error_of(d_.q_[a.idx()] + d_.q_[b.idx()], cost);
+    if (err > o.max_error || !d_.collapse_ok(h, p)) return release(hs), 0;
+    // Reserve two faces of the global count first: never below the target.
+    std::size_t f = faces.load(std::memory_order_relaxed);
+    do {
+      if (f <= target + 1) return release(hs), 0;
+    } while (!faces.compare_exchange_weak(f, f - 2, std::memory_order_relaxed));
+    const Edge gone[3] = {h.edge(), m_.is_boundary(h) ? Edge() : m_.next(m_.next(h)).edge(),
+                          m_.is_boundary(h.opposite()) ? Edge() : m_.next(h.opposite()).edge()};
+    d_.q_[b.idx()] += d_.q_[a.idx()];
+    {
+      std::lock_guard<std::mutex> g(pools_);
+      m_.collapse(h);
+    }
+    m_.position(b) = p;
+    removed_[a.idx()] = 1;
+    for (const Edge g : gone)
+      if (g.is_valid()) store_cost(g, decimator::dead);
+    {
+      std::lock_guard<std::mutex> g(stats_);
+      r.max_error = std::max(r.max_error, err);
+    }
+    for (const Halfedge g : m_.out_halfedges(b)) push_owned(heap, g.edge(), me);
+    release(hs);
+    return 1;
+  }
+
+  // Runs chunk c: collapses up to its quota of its cheapest edges, then
+  // retries the deferred items once.
+  void run_chunk(std::size_t c, std::size_t total_collapses, std::size_t total_faces, const decimate_options& o,
+                 decimate_result& r, std::atomic<std::size_t>& faces, std::size_t target) {
+    const auto me = static_cast<std::uint32_t>(c);
+    const std::size_t quota = total_faces == 0 ? 0 : total_collapses * chunk_faces_[c] / total_faces;
+    chunk_heap heap;
+    heap.reserve(4 * (first_[c + 1] - first_[c]));
+    // Seeds: under the seed's lock and its ring's, as every read here.
+    for (std::size_t i = first_[c]; i < first_[c + 1]; ++i) {
+      const Vertex a(order_[i]);
+      held hs;
+      if (!try_lock(hs, a, me)) continue;  // a neighbour's op: a's edges come back through it
+      bool ok = true;
+      for (const Halfedge g : m_.out_halfedges(a))
+        if (!try_lock(hs, m_.to(g), me)) {
+          ok = false;
+          break;
+        }
+      if (ok)
+        for (const Halfedge g : m_.out_halfedges(a)) {
+          Halfedge h;
+          vec3 p;
+          double cost;
+          if (!d_.evaluate(g.edge(), h, p, cost) || m_.from(h) != a) continue;
+          const float cf = static_cast<float>(cost);
+          store_cost(g.edge(), cf);
+          heap.push({cf, h.idx(), a.idx()});
+        }
+      release(hs);
+    }
+    std::vector<chunk_item> deferred;
+    std::size_t done = 0, retried = 0;
+    while (done < quota && !heap.empty()) {
+      const chunk_item it = heap.pop();
+      const int res = attempt(it, heap, me, o, r, faces, target);
+      if (res > 0) ++done;
+      if (res < 0) deferred.push_back(it);
+    }
+    for (const chunk_item& it : deferred) {
+      if (done >= quota) break;
+      if (attempt(it, heap, me, o, r, faces, target) > 0) ++done, ++retried;
+    }
+    parallel_.fetch_add(done - retried, std::memory_order_relaxed);
+    retried_.fetch_add(retried, std::memory_order_relaxed);
+  }
+
+  std::mutex pools_, stats_;
+  std::atomic<std::size_t> parallel_{0}, retried_{0};
+  triangle_mesh& m_;
+  decimator& d_;
+  std::size_t chunks_ = 1;
+  std::vector<std::uint32_t> owner_, lock_, first_, order_;
+  std::vector<std::uint8_t> removed_;
+  std::vector<std::size_t> chunk_faces_;
+};
+
+inline void check(triangle_mesh& m, const decimate_options& o, execution how) {
+  if (o.target_faces < 4)
+    throw usage_error("travpool::mesh::decimate: target_faces must be at least 4 (got " +
+                      std::to_string(o.target_faces) + ")");
+  if (!(o.max_error >= 0)) throw usage_error("travpool::mesh::decimate: max_error must be >= 0 (and not NaN)");
+  if (!available(how))
+    throw usage_error(std::string("travpool::mesh::decimate: execution::") + to_string(how) +
+                      " is not in this build (OpenMP: -fopenmp, travpool::openmp; TBB: TRAVPOOL_MESH_TBB=1, "
+                      "travpool::mesh_tbb)");
+  m.settle();
+  try {
+    m.validate();
+  } catch (const std::logic_error& e) {
+    throw usage_error(std::string("travpool::mesh::decimate: the input is not a valid manifold triangle mesh (") +
+                      e.what() + ")");
+  }
+}
+
+}  // namespace detail::decimation
+
+inline namespace TRAVPOOL_MESH_BACKEND {
+
+// Effects: collapses edges of m, cheapest quadric error first (design note
+// above), until m has o.target_faces faces (one more when the parities of
+// the face counts differ), no valid collapse is left, or every remaining
+// collapse's error exceeds o.max_error. Boundary vertices neither move nor
+// go; several components, boundaries and isolated vertices are fine.
+// Vertex, edge and face handles of the elements left stay valid; normals
+// are not updated.
+// Returns: the counts (decimate_result).
+// Throws: usage_error, with m unchanged, if o.target_faces < 4,
+// o.max_error < 0 or NaN, !available(how), or m is not a valid manifold
+// triangle mesh (m.validate() fails: after low-level edits that left a
+// non-manifold vertex, a non-triangle face, ...); std::bad_alloc (m may be
+// partly decimated, still valid).
+// Complexity: O((E + collapses * valence) log E) serially.
+// Thread safety: m must not be used by others meanwhile.
+inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, execution how = execution::serial) {
+  detail::decimation::check(m, o, how);
+  decimate_result r;
+  r.faces_before = m.face_count();
+  std::size_t faces = m.face_count();
+  if (faces > o.target_faces + 1) {
+    detail::decimation::decimator d(m, o);
+    d.init();
+    std::size_t threads = o.threads;
+    if (threads == 0) {
+#if defined(_OPENMP)
+      if (how == execution::openmp) threads = static_cast<std::size_t>(omp_get_max_threads());
+#endif
+#if TRAVPOOL_MESH_TBB
+      if (how == execution::tbb) threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
+#endif
+    }
+    if (how != execution::serial && threads > 1) {
+      detail::decimation::parallel_phase pp(m, d);
+      pp.partition(threads);
+      std::atomic<std::size_t> left(faces);
+      const std::size_t total = (faces - o.target_faces) / 2, n = pp.chunks();
+      const std::size_t total_faces = faces;
+      [[maybe_unused]] auto chunk = [&](std::size_t c) {
+        pp.run_chunk(c, total, total_faces, o, r, left, o.target_faces);
+      };
+#if defined(_OPENMP)
+      if (how == execution::openmp) {
+        const auto nn = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(static_cast <int>(threads))
+        for (std::ptrdiff_t c = 0; c < nn; ++c) chunk(static_cast<std::size_t>(c));
+      }
+#endif
+#if TRAVPOOL_MESH_TBB
+      if (how == execution::tbb) {
+        tbb::task_arena arena(static_cast<int>(threads));
+        arena.execute([&] {
+          tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1), [&](const tbb::blocked_range<std::size_t>& rg) {
+            for (std::size_t c = rg.begin(); c != rg.end(); ++c) chunk(c);
+          });
+        });
+      }
+#endif
+      faces = left.load();
+      r.parallel = pp.parallel_.load();
+      r.retried = pp.retried_.load();
+      r.collapses = r.parallel + r.retried;
+    }
+    // The serial tail and finish: one heap of every edge, to the target.
+    detail::decimation::edge_heap heap;
+    d.push_all(heap);
+    d.run(heap, faces, o.target_faces, r, r.serial, [](Halfedge) { return true; });
+  }
+  r.faces_after = m.face_count();
+  return r;
+}
+
+}  // namespace TRAVPOOL_MESH_BACKEND
+}  // namespace TRAVPOOL_ABI_NAMESPACE
+}  // namespace travpool::mesh
