@@ -7,10 +7,15 @@
 // (5,242,880 faces); with --input, K defaults to 0. It then runs the mesh
 // benchmark suite serially, with OpenMP over the pools' partitions and with
 // TBB over the pools' ranges (each parallel time the median of 3 runs),
-// and prints a table. --output writes the mesh
+// and prints a table. Then it decimates to 10 % and remeshes (target
+// length twice the mean, 5 iterations) a copy of the largest Loop level of
+// at most 400,000 faces, serially and with many threads editing one shared
+// mesh, and prints each result's Hausdorff distance to the input, its
+// smallest angle and where its edits ran. --output writes the mesh
 // after subdivision and smoothing. --json writes the main timings.
 // Exit status: 0 on success, 1 on bad input, 2 on a bad command line.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -18,6 +23,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <numbers>
 #include <optional>
 #include <string>
 #include <thread>
@@ -29,8 +35,7 @@
 #include <omp.h>
 #endif
 
-#include <travpool/mesh/algorithms.hpp>
-#include <travpool/mesh/io.hpp>
+#include <travpool/mesh.hpp>
 #include "generate.hpp"
 #include "timing.hpp"
 
@@ -140,6 +145,51 @@ double max_rel_error(const std::vector<vec3>& got, const std::vector<vec3>& ref)
   return e;
 }
 
+// The edit rows' input size (the default demo's Loop level 7).
+constexpr std::size_t edit_faces = 400'000;
+
+double diagonal(const std::vector<vec3>& p) {
+  vec3 lo = p.empty() ? vec3{} : p[0], hi = lo;
+  for (const vec3& q : p) {
+    lo = {std::min(lo.x, q.x), std::min(lo.y, q.y), std::min(lo.z, q.z)};
+    hi = {std::max(hi.x, q.x), std::max(hi.y, q.y), std::max(hi.z, q.z)};
+  }
+  return norm(hi - lo);
+}
+
+double mean_edge_length(const triangle_mesh& m) {
+  double sum = 0;
+  for (const Edge e : m.edges()) sum += norm(m.position(m.to(e.halfedge(0))) - m.position(m.to(e.halfedge(1))));
+  return m.edge_count() == 0 ? 0 : sum / static_cast<double>(m.edge_count());
+}
+
+// The symmetric Hausdorff distance between the edited mesh and its input,
+// measured at the vertices of each against the other's surface.
+double hausdorff_by_vertices(const triangle_mesh& edited, const soup& input, const triangle_bvh& input_surface) {
+  double d2 = 0;
+  for (const Vertex v : edited.vertices())
+    d2 = std::max(d2, input_surface.closest_point(edited.position(v)).squared_distance);
+  const triangle_bvh edited_surface(edited);
+  for (const vec3& p : input.points) d2 = std::max(d2, edited_surface.closest_point(p).squared_distance);
+  return std::sqrt(d2);
+}
+
+// The smallest angle of any triangle, in degrees.
+double min_angle_degrees(const triangle_mesh& m) {
+  double best = 180;
+  for (const Face f : m.faces()) {
+    const auto c = m.corners(f);
+    for (int i = 0; i < 3; ++i) {
+      const vec3 a = m.position(c[i]), b = m.position(c[(i + 1) % 3]), d = m.position(c[(i + 2) % 3]);
+      const vec3 u = b - a, w = d - a;
+      const double nu = norm(u), nw = norm(w);
+      if (nu > 0 && nw > 0)
+        best = std::min(best, std::acos(std::clamp(dot(u, w) / (nu * nw), -1.0, 1.0)) * 180 / std::numbers::pi);
+    }
+  }
+  return best;
+}
+
 struct row {
   std::string op;
   double serial = -1, omp = -1, tbb = -1;
@@ -200,6 +250,14 @@ int run(const options& o) {
 
   const int levels = o.subdivide.value_or(o.input.empty() ? 9 : 0);
   double t_sub = 0;
+  // The input of the edit rows (decimate, remesh): the largest level of at
+  // most edit_faces faces (the input itself if it is larger).
+  soup edit_input;
+  const auto keep_for_edits = [&] {
+    if (edit_input.triangles.empty() || m.face_count() <= edit_faces)
+      to_triangles(m, edit_input.points, edit_input.triangles);
+  };
+  keep_for_edits();
   for (int i = 0; i < levels; ++i) {
     if (m.face_count() > (std::size_t{1} << 31) / 4) {
       std::fprintf(stderr, "mesh_demo: --subdivide %d would exceed 2^31 faces\n", levels);
@@ -207,6 +265,7 @@ int run(const options& o) {
     }
     t_sub += timed([&] { loop_subdivide(m); });
     progress("subdivided: level %d/%d, %zu faces, %.2f s", i + 1, levels, m.face_count(), t_sub);
+    keep_for_edits();
   }
   rows.push_back(counts(m, {.op = "subdivide", .serial = t_sub}));
 
@@ -270,7 +329,43 @@ int run(const options& o) {
   progress("validate");
   rows.push_back(counts(m, {.op = "validate", .serial = timed([&] { m.validate(); })}));
 
+  // Topology edits by many threads on one shared mesh: each mode edits its
+  // own copy of edit_input (built untimed), and the result is validated.
+  std::vector<std::string> edit_notes;
+  const auto edit_row = [&](const char* op, auto&& edit) {
+    progress("%s (serial, openmp, tbb) on %zu faces", op, edit_input.triangles.size());
+    row r{.op = op};
+    const triangle_bvh input_surface(edit_input.points, edit_input.triangles);
+    std::string note = std::string(op) + ":";
+    for (const execution how : {execution::serial, execution::openmp, execution::tbb}) {
+      triangle_mesh e = edit_input.build();
+      std::string stats;
+      const double t = timed([&] { stats = edit(e, how); });
+      e.validate();
+      (how == execution::serial ? r.serial : how == execution::openmp ? r.omp : r.tbb) = t;
+      r = counts(e, r);
+      char b[256];
+      std::snprintf(b, sizeof b, " %s: Hausdorff %.3g%% of the diagonal, min angle %.1f deg, %s;", to_string(how),
+                    100 * hausdorff_by_vertices(e, edit_input, input_surface) / diagonal(edit_input.points),
+                    min_angle_degrees(e), stats.c_str());
+      note += b;
+    }
+    rows.push_back(r);
+    edit_notes.push_back(note);
+  };
+  edit_row("decimate 10%", [&](triangle_mesh& e, execution how) {
+    const auto res = decimate(e, {.target_faces = std::max<std::size_t>(4, e.face_count() / 10)}, how);
+    return "collapses in parallel " + std::to_string(res.parallel) + ", retried " + std::to_string(res.retried) +
+           ", serial " + std::to_string(res.serial);
+  });
+  edit_row("remesh 2L x5", [&](triangle_mesh& e, execution how) {
+    const auto res = remesh(e, {.target_edge_length = 2 * mean_edge_length(e), .iterations = 5}, how);
+    return "edits in parallel " + std::to_string(res.parallel_ops) + ", retried " + std::to_string(res.retried_ops) +
+           ", serial " + std::to_string(res.serial_ops);
+  });
+
   print_table(rows, threads);
+  for (const std::string& n : edit_notes) std::printf("%s\n", n.c_str());
   const long long rss = peak_rss_bytes();
   std::printf("parallel == serial: max relative difference %.3g (normals and smooth10, openmp and tbb)\n", err);
   std::printf("barycenter (%.6g, %.6g, %.6g); peak RSS %.1f MiB; pools: %zu + %zu + %zu bins; total %.1f s\n", center.x,

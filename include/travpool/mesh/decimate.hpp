@@ -63,6 +63,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/task_arena.h>
 #endif
+#include "detail/parallel_edit.hpp"
 #include "mesh.hpp"
 
 namespace travpool::mesh {
@@ -433,9 +434,13 @@ class decimator {
 //             all and defers the item
 //   quota     each chunk collapses at most its share of the collapses,
 //             proportional to its faces; deferred items are retried once
-//   serial    m.collapse's pool deletions run under one mutex (the pools of
-//             this mesh are not concurrent); everything else reads or
-//             writes only locked vertices' rings, quadrics and positions.
+//   pools     switched to concurrent use for the phase (set_concurrent,
+//             detail/parallel_edit.hpp): m.collapse's deletions run from
+//             every thread at once; everything else reads or writes only
+//             locked vertices' rings, quadrics and positions. (The chunks
+//             and lock words here are vectors by handle, as a collapse
+//             creates nothing; parallel_edit.hpp's edit_session keeps
+//             them as columns for edits that create vertices.)
 //
 // Afterwards the serial finish rebuilds one heap of every edge and goes on
 // to the target.
@@ -576,10 +581,7 @@ class parallel_phase {
     const Edge gone[3] = {h.edge(), m_.is_boundary(h) ? Edge() : m_.next(m_.next(h)).edge(),
                           m_.is_boundary(h.opposite()) ? Edge() : m_.next(h.opposite()).edge()};
     d_.q_[b.idx()] += d_.q_[a.idx()];
-    {
-      std::lock_guard<std::mutex> g(pools_);
-      m_.collapse(h);
-    }
+    m_.collapse(h);  // the pools are concurrent during the phase (decimate())
     m_.position(b) = p;
     removed_[a.idx()] = 1;
     for (const Edge g : gone)
@@ -640,7 +642,7 @@ class parallel_phase {
     retried_.fetch_add(retried, std::memory_order_relaxed);
   }
 
-  std::mutex pools_, stats_;
+  std::mutex stats_;
   std::atomic<std::size_t> parallel_{0}, retried_{0};
   triangle_mesh& m_;
   decimator& d_;
@@ -705,6 +707,14 @@ inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, exe
 #endif
     }
     if (how != execution::serial && threads > 1) {
+      // The mesh's pools take creates and destroys from many threads for
+      // the phase (detail/parallel_edit.hpp), on a settled mesh.
+      m.settle();
+      struct concurrent_pools {
+        triangle_mesh& m;
+        explicit concurrent_pools(triangle_mesh& mm) noexcept : m(mm) { detail::mesh_internals::set_concurrent(m, true); }
+        ~concurrent_pools() { detail::mesh_internals::set_concurrent(m, false); }
+      } concurrent(m);
       detail::decimation::parallel_phase pp(m, d);
       pp.partition(threads);
       std::atomic<std::size_t> left(faces);
