@@ -718,7 +718,8 @@ inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, exe
       detail::decimation::parallel_phase pp(m, d);
       pp.partition(threads);
       std::atomic<std::size_t> left(faces);
-      const std::size_t total = (faces - o.target_faces) / 2, n = pp.chunks();
+      const std::size_t total = (faces - o.target_faces) / 2;
+      [[maybe_unused]] const std::size_t n = pp.chunks();
       const std::size_t total_faces = faces;
       [[maybe_unused]] auto chunk = [&](std::size_t c) {
         pp.run_chunk(c, total, total_faces, o, r, left, o.target_faces);
