@@ -84,7 +84,10 @@
 #include <travpool/memory.hpp>
 #include <travpool/mesh.hpp>
 #include <travpool/mesh/algorithms.hpp>
+#include <travpool/mesh/buffers.hpp>
+#include <travpool/mesh/bvh.hpp>
 #include <travpool/mesh/circulators.hpp>
+#include <travpool/mesh/decimate.hpp>
 #include <travpool/mesh/element_range.hpp>
 #include <travpool/mesh/handles.hpp>
 #include <travpool/mesh/io.hpp>
@@ -92,6 +95,7 @@
 #include <travpool/mesh/io_ply.hpp>
 #include <travpool/mesh/io_ply_header.hpp>
 #include <travpool/mesh/mesh.hpp>
+#include <travpool/mesh/remesh.hpp>
 #include <travpool/mesh/soup.hpp>
 #include <travpool/options.hpp>
 #include <travpool/parallel.hpp>

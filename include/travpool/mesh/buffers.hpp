@@ -283,7 +283,7 @@ inline vertex_layout layout_of(const buffer_options& o) {
     if (l.find(name) != nullptr) throw usage_error("export_buffers: two attributes are named '" + name + "'");
     const std::size_t a = size_of(t);
     offset = (offset + a - 1) / a * a;
-    align = std::max(align, a);
+    align = (std::max)(align, a);
     l.attributes.push_back({name, t, components, static_cast<std::uint32_t>(offset)});
     offset += a * components;
   };
@@ -586,7 +586,7 @@ void write_vertex_runs(const plan& p, const Part& part, std::size_t dense, std::
   };
   for (handle_run r : part.runs()) {
     while (r.first < r.last) {
-      const std::uint32_t take = std::min(r.last - r.first, block - count);
+      const std::uint32_t take = (std::min)(r.last - r.first, block - count);
       buf[nb++] = {r.first, r.first + take};
       count += take;
       r.first += take;

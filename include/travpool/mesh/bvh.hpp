@@ -242,8 +242,8 @@ class triangle_bvh {
       order_[i] = static_cast<std::uint32_t>(i);
       const vec3 &a = points[triangles[i][0]], &b = points[triangles[i][1]], &c = points[triangles[i][2]];
       centroid[i] = (a + b + c) * (1.0 / 3.0);
-      box[i][0] = {std::min({a.x, b.x, c.x}), std::min({a.y, b.y, c.y}), std::min({a.z, b.z, c.z})};
-      box[i][1] = {std::max({a.x, b.x, c.x}), std::max({a.y, b.y, c.y}), std::max({a.z, b.z, c.z})};
+      box[i][0] = {(std::min)({a.x, b.x, c.x}), (std::min)({a.y, b.y, c.y}), (std::min)({a.z, b.z, c.z})};
+      box[i][1] = {(std::max)({a.x, b.x, c.x}), (std::max)({a.y, b.y, c.y}), (std::max)({a.z, b.z, c.z})};
     }
     nodes_.clear();
     if (n == 0) return;
@@ -267,10 +267,10 @@ class triangle_bvh {
       for (std::uint32_t k = t.begin; k < t.end; ++k) {
         const auto& b = box[order_[k]];
         const vec3& c = centroid[order_[k]];
-        lo = {std::min(lo.x, b[0].x), std::min(lo.y, b[0].y), std::min(lo.z, b[0].z)};
-        hi = {std::max(hi.x, b[1].x), std::max(hi.y, b[1].y), std::max(hi.z, b[1].z)};
-        clo = {std::min(clo.x, c.x), std::min(clo.y, c.y), std::min(clo.z, c.z)};
-        chi = {std::max(chi.x, c.x), std::max(chi.y, c.y), std::max(chi.z, c.z)};
+        lo = {(std::min)(lo.x, b[0].x), (std::min)(lo.y, b[0].y), (std::min)(lo.z, b[0].z)};
+        hi = {(std::max)(hi.x, b[1].x), (std::max)(hi.y, b[1].y), (std::max)(hi.z, b[1].z)};
+        clo = {(std::min)(clo.x, c.x), (std::min)(clo.y, c.y), (std::min)(clo.z, c.z)};
+        chi = {(std::max)(chi.x, c.x), (std::max)(chi.y, c.y), (std::max)(chi.z, c.z)};
       }
       node nd{{down(lo.x), down(lo.y), down(lo.z)}, {up(hi.x), up(hi.y), up(hi.z)}, t.begin, t.end - t.begin};
       if (t.end - t.begin <= leaf_size) {

@@ -199,7 +199,7 @@ class basic_heap {
       const std::size_t c = 4 * i + 1;
       if (c >= n) break;
       std::size_t best = c;
-      const std::size_t end = std::min(c + 4, n);
+      const std::size_t end = (std::min)(c + 4, n);
       for (std::size_t k = c + 1; k < end; ++k)
         if (v_[k].cost < v_[best].cost) best = k;
       if (!(v_[best].cost < x.cost)) break;
@@ -223,8 +223,8 @@ class decimator {
   // Quadrics of every vertex, costs of every edge: O(V + E + F).
   void init() {
     std::uint32_t vb = 0, eb = 0;
-    m_.vertices().for_each([&](Vertex v) { vb = std::max(vb, v.idx() + 1); });
-    m_.edges().for_each([&](Edge e) { eb = std::max(eb, e.idx() + 1); });
+    m_.vertices().for_each([&](Vertex v) { vb = (std::max)(vb, v.idx() + 1); });
+    m_.edges().for_each([&](Edge e) { eb = (std::max)(eb, e.idx() + 1); });
     q_.assign(vb, quadric{});
     cost_.assign(eb, dead);
     m_.faces().for_each([&](Face f) {
@@ -393,7 +393,7 @@ class decimator {
         if (g.is_valid()) cost_[g.idx()] = dead;
       faces -= 2;
       ++r.collapses, ++counter;
-      r.max_error = std::max(r.max_error, err);
+      r.max_error = (std::max)(r.max_error, err);
       if (o_.validate_each_collapse) m_.validate();
       for (const Halfedge g : m_.out_halfedges(b)) push(heap, g.edge());
     }
@@ -455,10 +455,10 @@ class parallel_phase {
     vec3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
     m_.vertices().for_each([&](Vertex v) {
       const vec3& p = m_.position(v);
-      lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
-      hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
+      lo = {(std::min)(lo.x, p.x), (std::min)(lo.y, p.y), (std::min)(lo.z, p.z)};
+      hi = {(std::max)(hi.x, p.x), (std::max)(hi.y, p.y), (std::max)(hi.z, p.z)};
     });
-    const double ext = std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z, 1e-300});
+    const double ext = (std::max)({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z, 1e-300});
     auto spread = [](std::uint64_t x) {  // 21 bits -> every third of 63
       x &= 0x1fffff;
       x = (x | x << 32) & 0x1f00000000ffffull;
@@ -588,7 +588,7 @@ class parallel_phase {
       if (g.is_valid()) store_cost(g, decimator::dead);
     {
       std::lock_guard<std::mutex> g(stats_);
-      r.max_error = std::max(r.max_error, err);
+      r.max_error = (std::max)(r.max_error, err);
     }
     for (const Halfedge g : m_.out_halfedges(b)) push_owned(heap, g.edge(), me);
     release(hs);

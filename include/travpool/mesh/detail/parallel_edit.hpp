@@ -157,14 +157,14 @@ class edit_session {
  private:
   void partition(std::size_t k) {
     order_.assign(m_.vertices().begin(), m_.vertices().end());
-    vec3 lo{std::numeric_limits<double>::max(), std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
+    vec3 lo{(std::numeric_limits<double>::max)(), (std::numeric_limits<double>::max)(), (std::numeric_limits<double>::max)()};
     vec3 hi{-lo.x, -lo.y, -lo.z};
     for (const Vertex v : order_) {
       const vec3& p = m_.position(v);
-      lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
-      hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
+      lo = {(std::min)(lo.x, p.x), (std::min)(lo.y, p.y), (std::min)(lo.z, p.z)};
+      hi = {(std::max)(hi.x, p.x), (std::max)(hi.y, p.y), (std::max)(hi.z, p.z)};
     }
-    const double extent = std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z, 1e-300});
+    const double extent = (std::max)({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z, 1e-300});
     const double scale = double((1u << 21) - 1) / extent;
     auto cell = [&](double x, double l) {
       const double c = std::floor((x - l) * scale);
