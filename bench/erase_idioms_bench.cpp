@@ -50,10 +50,14 @@ enum class idiom { in_loop, erase_if, collect, parallel };
 
 const char* name_of(idiom i) {
   switch (i) {
-    case idiom::in_loop: return "in_loop";
-    case idiom::erase_if: return "erase_if";
-    case idiom::collect: return "collect";
-    case idiom::parallel: return "parallel";
+    case idiom::in_loop:
+      return "in_loop";
+    case idiom::erase_if:
+      return "erase_if";
+    case idiom::collect:
+      return "collect";
+    case idiom::parallel:
+      return "parallel";
   }
   return "?";
 }
@@ -84,27 +88,25 @@ std::size_t erase_by(Pool& p, idiom how, std::vector<std::vector<item*>>& lists)
       erased = doomed_ones.size();
       break;
     }
-    case idiom::parallel:
-      {  // registered for concurrent_pool only (destroys from several threads)
-        auto parts = p.partition(lists.size());
-        std::vector<std::size_t> counts(parts.size());
-        std::barrier sync(static_cast<std::ptrdiff_t>(parts.size()));
-        auto work = [&](std::size_t i) {
-          auto& mine = lists[i];
-          parts[i].for_each([&](item& e) {
-            if (doomed(e)) mine.push_back(&e);
-          });
-          sync.arrive_and_wait();  // no destroy while a part is still swept
-          for (item* e : mine) p.destroy(e);
-          counts[i] = mine.size();
-        };
-        std::vector<std::thread> pool_threads;
-        for (std::size_t i = 1; i < parts.size(); ++i) pool_threads.emplace_back(work, i);
-        work(0);
-        for (auto& t : pool_threads) t.join();
-        for (std::size_t c : counts) erased += c;
-      }
-      break;
+    case idiom::parallel: {  // registered for concurrent_pool only (destroys from several threads)
+      auto parts = p.partition(lists.size());
+      std::vector<std::size_t> counts(parts.size());
+      std::barrier sync(static_cast<std::ptrdiff_t>(parts.size()));
+      auto work = [&](std::size_t i) {
+        auto& mine = lists[i];
+        parts[i].for_each([&](item& e) {
+          if (doomed(e)) mine.push_back(&e);
+        });
+        sync.arrive_and_wait();  // no destroy while a part is still swept
+        for (item* e : mine) p.destroy(e);
+        counts[i] = mine.size();
+      };
+      std::vector<std::thread> pool_threads;
+      for (std::size_t i = 1; i < parts.size(); ++i) pool_threads.emplace_back(work, i);
+      work(0);
+      for (auto& t : pool_threads) t.join();
+      for (std::size_t c : counts) erased += c;
+    } break;
   }
   return erased;
 }

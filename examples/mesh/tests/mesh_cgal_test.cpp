@@ -113,14 +113,14 @@ void require_same_counts(const twin& t) {
   REQUIRE(num_halfedges(t.tm) >= std::distance(halfedges(t.tm).begin(), halfedges(t.tm).end()));
   REQUIRE(num_vertices(t.tm) == t.tm.handle_bound<Vertex>());
   REQUIRE(num_faces(t.tm) == t.tm.handle_bound<Face>());
-  REQUIRE(CGAL::BGL::internal::is_index_map_valid(CGAL::internal_np::vertex_index_t{},
-                                                   get(boost::vertex_index, t.tm), t.tm));
+  REQUIRE(CGAL::BGL::internal::is_index_map_valid(CGAL::internal_np::vertex_index_t{}, get(boost::vertex_index, t.tm),
+                                                  t.tm));
   REQUIRE(CGAL::BGL::internal::is_index_map_valid(CGAL::internal_np::halfedge_index_t{},
-                                                   get(boost::halfedge_index, t.tm), t.tm));
-  REQUIRE(CGAL::BGL::internal::is_index_map_valid(CGAL::internal_np::edge_index_t{}, get(boost::edge_index, t.tm),
-                                                   t.tm));
-  REQUIRE(CGAL::BGL::internal::is_index_map_valid(CGAL::internal_np::face_index_t{}, get(boost::face_index, t.tm),
-                                                   t.tm));
+                                                  get(boost::halfedge_index, t.tm), t.tm));
+  REQUIRE(
+      CGAL::BGL::internal::is_index_map_valid(CGAL::internal_np::edge_index_t{}, get(boost::edge_index, t.tm), t.tm));
+  REQUIRE(
+      CGAL::BGL::internal::is_index_map_valid(CGAL::internal_np::face_index_t{}, get(boost::face_index, t.tm), t.tm));
 }
 
 bool close(double a, double b, double rel = 1e-9) {

@@ -53,9 +53,7 @@ class slot_index {
   std::uint64_t max_slots() const noexcept { return std::uint64_t{max_bins_} << shift_; }
   // Returns: top_ * bin_slots, above every live handle. O(1); while another
   // thread adds a bin, the value before or after.
-  std::uint64_t handle_bound() const noexcept {
-    return std::uint64_t{top_.load(std::memory_order_relaxed)} << shift_;
-  }
+  std::uint64_t handle_bound() const noexcept { return std::uint64_t{top_.load(std::memory_order_relaxed)} << shift_; }
 
   // Returns: the bin of h's index, or nullptr (any h). O(1).
   bin_base* bin_of(std::uint32_t h) const noexcept {

@@ -318,15 +318,14 @@ struct graph_traits<travpool::mesh::triangle_mesh> {
 template <>
 struct graph_traits<const travpool::mesh::triangle_mesh> : graph_traits<travpool::mesh::triangle_mesh> {};
 
-#define TRAVPOOL_CGAL_INDEX_MAP(TAG, KEY)                                             \
-  template <>                                                                         \
-  struct property_map<travpool::mesh::triangle_mesh, TAG> {                           \
-    using type = travpool::mesh::cgal_detail::index_map<KEY>;                         \
-    using const_type = type;                                                          \
-  };                                                                                  \
-  template <>                                                                         \
-  struct property_map<const travpool::mesh::triangle_mesh, TAG>                       \
-      : property_map<travpool::mesh::triangle_mesh, TAG> {};
+#define TRAVPOOL_CGAL_INDEX_MAP(TAG, KEY)                     \
+  template <>                                                 \
+  struct property_map<travpool::mesh::triangle_mesh, TAG> {   \
+    using type = travpool::mesh::cgal_detail::index_map<KEY>; \
+    using const_type = type;                                  \
+  };                                                          \
+  template <>                                                 \
+  struct property_map<const travpool::mesh::triangle_mesh, TAG> : property_map<travpool::mesh::triangle_mesh, TAG> {};
 TRAVPOOL_CGAL_INDEX_MAP(boost::vertex_index_t, travpool::mesh::Vertex)
 TRAVPOOL_CGAL_INDEX_MAP(boost::halfedge_index_t, travpool::mesh::Halfedge)
 TRAVPOOL_CGAL_INDEX_MAP(boost::edge_index_t, travpool::mesh::cgal_detail::edge_descriptor)
@@ -515,7 +514,7 @@ void put(const property<Handle, T>& p, std::type_identity_t<Handle> h,
   p[h] = v;
 }
 
-#define TRAVPOOL_CGAL_INDEX_GET(TAG, KEY)                                                  \
+#define TRAVPOOL_CGAL_INDEX_GET(TAG, KEY)                                                   \
   inline cgal_detail::index_map<KEY> get(TAG, const triangle_mesh&) noexcept { return {}; } \
   inline std::uint32_t get(TAG, const triangle_mesh&, KEY k) noexcept { return cgal_detail::handle_of(k).idx(); }
 TRAVPOOL_CGAL_INDEX_GET(boost::vertex_index_t, Vertex)

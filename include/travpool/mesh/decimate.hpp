@@ -712,7 +712,9 @@ inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, exe
       m.settle();
       struct concurrent_pools {
         triangle_mesh& m;
-        explicit concurrent_pools(triangle_mesh& mm) noexcept : m(mm) { detail::mesh_internals::set_concurrent(m, true); }
+        explicit concurrent_pools(triangle_mesh& mm) noexcept : m(mm) {
+          detail::mesh_internals::set_concurrent(m, true);
+        }
         ~concurrent_pools() { detail::mesh_internals::set_concurrent(m, false); }
       } concurrent(m);
       detail::decimation::parallel_phase pp(m, d);

@@ -157,7 +157,8 @@ class edit_session {
  private:
   void partition(std::size_t k) {
     order_.assign(m_.vertices().begin(), m_.vertices().end());
-    vec3 lo{(std::numeric_limits<double>::max)(), (std::numeric_limits<double>::max)(), (std::numeric_limits<double>::max)()};
+    vec3 lo{(std::numeric_limits<double>::max)(), (std::numeric_limits<double>::max)(),
+            (std::numeric_limits<double>::max)()};
     vec3 hi{-lo.x, -lo.y, -lo.z};
     for (const Vertex v : order_) {
       const vec3& p = m_.position(v);
