@@ -33,7 +33,7 @@ for build in $builds; do
     cmake --build --preset release -j "$(nproc)" --target remesh_compare
     prog=build/release/bench/mesh/remesh_compare
   else
-    g++ -std=c++20 -O2 -DNDEBUG -fopenmp -DTRAVPOOL_WITH_CGAL=1 -Iinclude bench/mesh/remesh_compare.cpp \
+    g++ -std=c++20 -O2 -DNDEBUG -fopenmp -DTRAVPOOL_WITH_CGAL=1 -Iinclude -Iexamples/mesh bench/mesh/remesh_compare.cpp \
       -o "$out/remesh_compare_plain" -lgmp -lmpfr -lpthread
     prog=$out/remesh_compare_plain
   fi

@@ -27,7 +27,7 @@
 
 #include <travpool/mesh.hpp>
 
-#include "mesh_quality.hpp"
+#include "mesh_quality.hpp"  // examples/mesh
 
 #if defined(TRAVPOOL_WITH_CGAL)
 #include <CGAL/Exact_predicates_inexact_constructions_kernel.h>
@@ -41,7 +41,7 @@
 namespace {
 
 namespace tm_ = travpool::mesh;
-namespace tb = travpool::bench;
+namespace tq = travpool::mesh::quality;
 using clock_type = std::chrono::steady_clock;
 
 #if defined(TRAVPOOL_WITH_CGAL)
@@ -49,7 +49,7 @@ namespace PMP = CGAL::Polygon_mesh_processing;
 using K = CGAL::Epick;
 using surface_mesh = CGAL::Surface_mesh<K::Point_3>;
 
-double run_cgal(const tb::indexed_triangles& in, double l, int iterations, tb::indexed_triangles& out) {
+double run_cgal(const tm_::soup& in, double l, int iterations, tm_::soup& out) {
   surface_mesh m;
   std::vector<surface_mesh::Vertex_index> v;
   for (const auto& p : in.points) v.push_back(m.add_vertex(K::Point_3(p.x, p.y, p.z)));
@@ -73,14 +73,14 @@ double run_cgal(const tb::indexed_triangles& in, double l, int iterations, tb::i
 }
 #endif
 
-double run_travpool(const tm_::soup& s, double l, int iterations, tm_::execution how, tb::indexed_triangles& out,
+double run_travpool(const tm_::soup& s, double l, int iterations, tm_::execution how, tm_::soup& out,
                     tm_::remesh_result& r) {
   tm_::triangle_mesh m = s.build();
   const auto t0 = clock_type::now();
   r = tm_::remesh(m, {.target_edge_length = l, .iterations = iterations}, how);
   const auto t1 = clock_type::now();
   m.validate();
-  out = tb::to_indexed(m);
+  tm_::to_triangles(m, out.points, out.triangles);
   return std::chrono::duration<double>(t1 - t0).count();
 }
 
@@ -104,7 +104,7 @@ double mean_edge_length(const tm_::triangle_mesh& m) {
   return m.edge_count() ? sum / static_cast<double>(m.edge_count()) : 0;
 }
 
-void print_quality(const char* who, double seconds, const tb::mesh_quality& q, double diagonal) {
+void print_quality(const char* who, double seconds, const tq::mesh_quality& q, double diagonal) {
   std::printf("|   %-16s | %9.3f | %9zu | %6.2f | %6.2f | %6.3f | %6.3f | %.2e |\n", who, seconds, q.faces, q.min_angle,
               q.mean_min_angle, q.in_range, q.valence6, q.hausdorff / diagonal);
 }
@@ -152,10 +152,8 @@ int main(int argc, char** argv) {
       const int levels = colon == std::string::npos ? 1 : std::atoi(subdivide.substr(colon + 1).c_str());
       tm_::triangle_mesh m = tm_::read_soup(dir + "/" + n + ".off").build();
       for (int i = 0; i < levels; ++i) tm_::loop_subdivide(m);
-      const tb::indexed_triangles t = tb::to_indexed(m);
       tm_::soup s;
-      s.points = t.points;
-      s.triangles = t.triangles;
+      tm_::to_triangles(m, s.points, s.triangles);
       inputs.push_back({n + "-loop" + std::to_string(levels), std::move(s)});
     }
   } catch (const std::exception& e) {
@@ -182,13 +180,13 @@ int main(int argc, char** argv) {
   for (const input& in : inputs) {
     const tm_::triangle_mesh m0 = in.soup.build();
     const double mean = mean_edge_length(m0);
-    tb::indexed_triangles reference{in.soup.points, in.soup.triangles};
+    const tm_::soup& reference = in.soup;
     const tm_::triangle_bvh tree(reference.points, reference.triangles);
-    const double diagonal = tb::bbox_diagonal(reference.points);
+    const double diagonal = tq::bbox_diagonal(reference.points);
     for (const std::string& sc : split(scales)) {
       const double l = std::atof(sc.c_str()) * mean;
       std::vector<double> ts, tp, tc;
-      tb::indexed_triangles out_s, out_p, out_c;
+      tm_::soup out_s, out_p, out_c;
       tm_::remesh_result rs, rp;
       for (int r = 0; r < reps; ++r) {
         ts.push_back(run_travpool(in.soup, l, iterations, tm_::execution::serial, out_s, rs));
@@ -202,11 +200,11 @@ int main(int argc, char** argv) {
       }
       std::printf("| **%s** (%zu faces), L = %s x mean = %.4g | | | | | | | |\n", in.name.c_str(),
                   in.soup.triangles.size(), sc.c_str(), l);
-      const tb::mesh_quality qs = tb::measure(out_s, l, reference, tree, samples);
+      const tq::mesh_quality qs = tq::measure(out_s, l, reference, tree, samples);
       print_quality("travpool serial", median(ts), qs, diagonal);
       if (have_omp)
-        print_quality("travpool omp", median(tp), tb::measure(out_p, l, reference, tree, samples), diagonal);
-      if (have_cgal) print_quality("CGAL", median(tc), tb::measure(out_c, l, reference, tree, samples), diagonal);
+        print_quality("travpool omp", median(tp), tq::measure(out_p, l, reference, tree, samples), diagonal);
+      if (have_cgal) print_quality("CGAL", median(tc), tq::measure(out_c, l, reference, tree, samples), diagonal);
       std::printf(
           "|   ratios | serial/CGAL %.3f, omp/CGAL %.3f, serial/omp %.2f | splits %zu, collapses %zu, flips %zu "
           "(parallel %zu, retried %zu, serial %zu) | | | | | |\n",

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <vector>
 
 #include <travpool/mesh/algorithms.hpp>
@@ -47,6 +49,25 @@ inline soup grid_soup(std::uint32_t n) {
 }
 
 // A regular icosahedron (20 faces) inscribed in the unit sphere.
+// A torus of nu x nv quadrilaterals (two triangles each): R = 1, r = 0.4.
+// nu = 120, nv = 6 gives thin triangles (aspect about 8).
+inline soup torus_soup(std::uint32_t nu, std::uint32_t nv) {
+  soup s;
+  for (std::uint32_t i = 0; i < nu; ++i)
+    for (std::uint32_t j = 0; j < nv; ++j) {
+      const double u = 2 * std::numbers::pi * i / nu, v = 2 * std::numbers::pi * j / nv;
+      s.points.push_back(
+          {(1 + 0.4 * std::cos(v)) * std::cos(u), (1 + 0.4 * std::cos(v)) * std::sin(u), 0.4 * std::sin(v)});
+    }
+  auto at = [&](std::uint32_t i, std::uint32_t j) { return (i % nu) * nv + (j % nv); };
+  for (std::uint32_t i = 0; i < nu; ++i)
+    for (std::uint32_t j = 0; j < nv; ++j) {
+      s.triangles.push_back({at(i, j), at(i + 1, j), at(i + 1, j + 1)});
+      s.triangles.push_back({at(i, j), at(i + 1, j + 1), at(i, j + 1)});
+    }
+  return s;
+}
+
 inline soup icosahedron_soup() {
   const double t = (1.0 + std::sqrt(5.0)) / 2.0;
   soup s;

@@ -23,7 +23,6 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
-#include <numbers>
 #include <optional>
 #include <string>
 #include <thread>
@@ -37,6 +36,7 @@
 
 #include <travpool/mesh.hpp>
 #include "generate.hpp"
+#include "mesh_quality.hpp"
 #include "timing.hpp"
 
 using namespace travpool::mesh;
@@ -148,46 +148,10 @@ double max_rel_error(const std::vector<vec3>& got, const std::vector<vec3>& ref)
 // The edit rows' input size (the default demo's Loop level 7).
 constexpr std::size_t edit_faces = 400'000;
 
-double diagonal(const std::vector<vec3>& p) {
-  vec3 lo = p.empty() ? vec3{} : p[0], hi = lo;
-  for (const vec3& q : p) {
-    lo = {std::min(lo.x, q.x), std::min(lo.y, q.y), std::min(lo.z, q.z)};
-    hi = {std::max(hi.x, q.x), std::max(hi.y, q.y), std::max(hi.z, q.z)};
-  }
-  return norm(hi - lo);
-}
-
 double mean_edge_length(const triangle_mesh& m) {
   double sum = 0;
   for (const Edge e : m.edges()) sum += norm(m.position(m.to(e.halfedge(0))) - m.position(m.to(e.halfedge(1))));
   return m.edge_count() == 0 ? 0 : sum / static_cast<double>(m.edge_count());
-}
-
-// The symmetric Hausdorff distance between the edited mesh and its input,
-// measured at the vertices of each against the other's surface.
-double hausdorff_by_vertices(const triangle_mesh& edited, const soup& input, const triangle_bvh& input_surface) {
-  double d2 = 0;
-  for (const Vertex v : edited.vertices())
-    d2 = std::max(d2, input_surface.closest_point(edited.position(v)).squared_distance);
-  const triangle_bvh edited_surface(edited);
-  for (const vec3& p : input.points) d2 = std::max(d2, edited_surface.closest_point(p).squared_distance);
-  return std::sqrt(d2);
-}
-
-// The smallest angle of any triangle, in degrees.
-double min_angle_degrees(const triangle_mesh& m) {
-  double best = 180;
-  for (const Face f : m.faces()) {
-    const auto c = m.corners(f);
-    for (int i = 0; i < 3; ++i) {
-      const vec3 a = m.position(c[i]), b = m.position(c[(i + 1) % 3]), d = m.position(c[(i + 2) % 3]);
-      const vec3 u = b - a, w = d - a;
-      const double nu = norm(u), nw = norm(w);
-      if (nu > 0 && nw > 0)
-        best = std::min(best, std::acos(std::clamp(dot(u, w) / (nu * nw), -1.0, 1.0)) * 180 / std::numbers::pi);
-    }
-  }
-  return best;
 }
 
 struct row {
@@ -344,10 +308,13 @@ int run(const options& o) {
       e.validate();
       (how == execution::serial ? r.serial : how == execution::openmp ? r.omp : r.tbb) = t;
       r = counts(e, r);
+      soup edited;
+      to_triangles(e, edited.points, edited.triangles);
+      // Hausdorff at the vertices of both sides (no extra samples).
+      const quality::mesh_quality q = quality::measure(edited, mean_edge_length(e), edit_input, input_surface, 0);
       char b[256];
       std::snprintf(b, sizeof b, " %s: Hausdorff %.3g%% of the diagonal, min angle %.1f deg, %s;", to_string(how),
-                    100 * hausdorff_by_vertices(e, edit_input, input_surface) / diagonal(edit_input.points),
-                    min_angle_degrees(e), stats.c_str());
+                    100 * q.hausdorff / quality::bbox_diagonal(edit_input.points), q.min_angle, stats.c_str());
       note += b;
     }
     rows.push_back(r);

@@ -13,27 +13,6 @@
 
 using namespace travpool::mesh;
 
-namespace {
-
-soup torus_soup(std::uint32_t nu, std::uint32_t nv) {
-  soup s;
-  for (std::uint32_t i = 0; i < nu; ++i)
-    for (std::uint32_t j = 0; j < nv; ++j) {
-      const double u = 2 * std::numbers::pi * i / nu, v = 2 * std::numbers::pi * j / nv;
-      s.points.push_back(
-          {(1 + 0.4 * std::cos(v)) * std::cos(u), (1 + 0.4 * std::cos(v)) * std::sin(u), 0.4 * std::sin(v)});
-    }
-  auto at = [&](std::uint32_t i, std::uint32_t j) { return (i % nu) * nv + (j % nv); };
-  for (std::uint32_t i = 0; i < nu; ++i)
-    for (std::uint32_t j = 0; j < nv; ++j) {
-      s.triangles.push_back({at(i, j), at(i + 1, j), at(i + 1, j + 1)});
-      s.triangles.push_back({at(i, j), at(i + 1, j + 1), at(i, j + 1)});
-    }
-  return s;
-}
-
-}  // namespace
-
 TEST_CASE("remesh: the parallel sweeps give the serial result", "[mesh][remesh][threads]") {
   for (const execution how : {execution::openmp, execution::tbb}) {
     if (!available(how)) continue;

@@ -21,25 +21,6 @@ using namespace travpool::mesh;
 
 namespace {
 
-// A torus of nu x nv quadrilaterals (two triangles each): R = 1, r = 0.4.
-// nu = 120, nv = 6 gives thin triangles (aspect about 8).
-soup torus_soup(std::uint32_t nu, std::uint32_t nv) {
-  soup s;
-  for (std::uint32_t i = 0; i < nu; ++i)
-    for (std::uint32_t j = 0; j < nv; ++j) {
-      const double u = 2 * std::numbers::pi * i / nu, v = 2 * std::numbers::pi * j / nv;
-      s.points.push_back(
-          {(1 + 0.4 * std::cos(v)) * std::cos(u), (1 + 0.4 * std::cos(v)) * std::sin(u), 0.4 * std::sin(v)});
-    }
-  auto at = [&](std::uint32_t i, std::uint32_t j) { return (i % nu) * nv + (j % nv); };
-  for (std::uint32_t i = 0; i < nu; ++i)
-    for (std::uint32_t j = 0; j < nv; ++j) {
-      s.triangles.push_back({at(i, j), at(i + 1, j), at(i + 1, j + 1)});
-      s.triangles.push_back({at(i, j), at(i + 1, j + 1), at(i, j + 1)});
-    }
-  return s;
-}
-
 // A bumpy open grid: n x n squares of side 1, z = 0.3 sin(x / 2) cos(y / 3).
 soup bumpy_grid(std::uint32_t n) {
   soup s = grid_soup(n);

@@ -1,6 +1,7 @@
-// bench/mesh/mesh_quality.hpp: quality measures of a triangle mesh given as
-// points and triangles (any mesh library's output converts to that), for the
-// remeshing and decimation benchmarks:
+// examples/mesh/mesh_quality.hpp: quality measures of a triangle mesh given
+// as a soup, points and triangles (any mesh library's output converts to
+// that; a travpool mesh by to_triangles), for mesh_demo's edit rows and the
+// remeshing benchmark (bench/mesh/remesh_compare):
 //
 //   min_angle           the smallest corner angle of all triangles, degrees
 //   mean_min_angle      the mean over triangles of their smallest angle
@@ -9,8 +10,9 @@
 //   hausdorff           the symmetric Hausdorff distance to a reference
 //                       surface, estimated from both sides by sampling
 //                       (every vertex plus area-weighted random points on
-//                       the triangles, fixed seed), each sample's distance
-//                       to the other surface exact (triangle_bvh)
+//                       the triangles, fixed seed; vertices only with 0
+//                       samples), each sample's distance to the other
+//                       surface exact (triangle_bvh)
 #pragma once
 
 #include <algorithm>
@@ -27,31 +29,7 @@
 #include <travpool/mesh/mesh.hpp>
 #include <travpool/mesh/soup.hpp>
 
-namespace travpool::bench {
-
-using mesh::triangle_bvh;
-using mesh::vec3;
-
-struct indexed_triangles {
-  std::vector<vec3> points;
-  std::vector<std::array<std::uint32_t, 3>> triangles;
-};
-
-// The live vertices and faces of a travpool mesh, renumbered densely.
-inline indexed_triangles to_indexed(const mesh::triangle_mesh& m) {
-  indexed_triangles out;
-  std::vector<std::uint32_t> index;
-  for (const mesh::Vertex v : m.vertices()) {
-    if (index.size() <= v.idx()) index.resize(std::size_t{v.idx()} + 1);
-    index[v.idx()] = static_cast<std::uint32_t>(out.points.size());
-    out.points.push_back(m.position(v));
-  }
-  for (const mesh::Face f : m.faces()) {
-    const auto c = m.corners(f);
-    out.triangles.push_back({index[c[0].idx()], index[c[1].idx()], index[c[2].idx()]});
-  }
-  return out;
-}
+namespace travpool::mesh::quality {
 
 struct mesh_quality {
   std::size_t vertices = 0, faces = 0;
@@ -67,13 +45,12 @@ inline double bbox_diagonal(const std::vector<vec3>& p) {
     lo = {std::min(lo.x, q.x), std::min(lo.y, q.y), std::min(lo.z, q.z)};
     hi = {std::max(hi.x, q.x), std::max(hi.y, q.y), std::max(hi.z, q.z)};
   }
-  return mesh::norm(hi - lo);
+  return norm(hi - lo);
 }
 
 // The largest distance from samples of `from` (its vertices and `samples`
 // area-weighted random points) to the surface of `to`.
-inline double one_sided_hausdorff(const indexed_triangles& from, const triangle_bvh& to, std::size_t samples,
-                                  unsigned seed = 1) {
+inline double one_sided_hausdorff(const soup& from, const triangle_bvh& to, std::size_t samples, unsigned seed = 1) {
   double d2 = 0;
   std::uint32_t hint = triangle_bvh::no_hint;
   for (const vec3& p : from.points) {
@@ -86,7 +63,7 @@ inline double one_sided_hausdorff(const indexed_triangles& from, const triangle_
   double total = 0;
   for (std::size_t i = 0; i < from.triangles.size(); ++i) {
     const auto& t = from.triangles[i];
-    total += mesh::norm(mesh::cross(from.points[t[1]] - from.points[t[0]], from.points[t[2]] - from.points[t[0]]));
+    total += norm(cross(from.points[t[1]] - from.points[t[0]], from.points[t[2]] - from.points[t[0]]));
     cumulative[i] = total;
   }
   std::mt19937_64 rng(seed);
@@ -107,8 +84,8 @@ inline double one_sided_hausdorff(const indexed_triangles& from, const triangle_
 
 // Measures `m` against target length l and the reference surface (its
 // triangles and their tree).
-inline mesh_quality measure(const indexed_triangles& m, double l, const indexed_triangles& reference,
-                            const triangle_bvh& reference_tree, std::size_t samples = 200000) {
+inline mesh_quality measure(const soup& m, double l, const soup& reference, const triangle_bvh& reference_tree,
+                            std::size_t samples = 200000) {
   mesh_quality q;
   q.vertices = m.points.size();
   q.faces = m.triangles.size();
@@ -121,7 +98,7 @@ inline mesh_quality measure(const indexed_triangles& m, double l, const indexed_
     for (int i = 0; i < 3; ++i) {
       const vec3 a = m.points[t[(i + 1) % 3]] - m.points[t[i]];
       const vec3 b = m.points[t[(i + 2) % 3]] - m.points[t[i]];
-      const double c = mesh::dot(a, b) / (mesh::norm(a) * mesh::norm(b));
+      const double c = dot(a, b) / (norm(a) * norm(b));
       tmin = std::min(tmin, std::acos(std::clamp(c, -1.0, 1.0)) * 180 / std::numbers::pi);
       edges.emplace_back(std::min(t[i], t[(i + 1) % 3]), std::max(t[i], t[(i + 1) % 3]));
     }
@@ -140,7 +117,7 @@ inline mesh_quality measure(const indexed_triangles& m, double l, const indexed_
     ++n_edges;
     ++valence[a], ++valence[b];
     if (j - i == 1) on_boundary[a] = on_boundary[b] = true;
-    const double len = mesh::norm(m.points[a] - m.points[b]);
+    const double len = norm(m.points[a] - m.points[b]);
     in += len >= 0.8 * l && len <= 4.0 / 3.0 * l;
     i = j;
   }
@@ -157,4 +134,4 @@ inline mesh_quality measure(const indexed_triangles& m, double l, const indexed_
   return q;
 }
 
-}  // namespace travpool::bench
+}  // namespace travpool::mesh::quality
