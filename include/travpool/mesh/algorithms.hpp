@@ -29,6 +29,7 @@
 #endif
 #if TRAVPOOL_MESH_TBB
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 #endif
 
 #if defined(_OPENMP)
@@ -87,6 +88,20 @@ constexpr bool available(execution how) noexcept {
       return TRAVPOOL_MESH_TBB != 0;
   }
   return false;
+}
+
+// Returns: the threads `how` runs on by default: omp_get_max_threads()
+// for openmp, TBB's this_task_arena::max_concurrency() for tbb; 1 for
+// serial or a mode this build lacks.
+inline std::size_t default_threads(execution how) noexcept {
+#if defined(_OPENMP)
+  if (how == execution::openmp) return static_cast<std::size_t>(omp_get_max_threads());
+#endif
+#if TRAVPOOL_MESH_TBB
+  if (how == execution::tbb) return static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
+#endif
+  (void)how;
+  return 1;
 }
 
 // Calls f(handle) for every live element of `elements` (an element_range):

@@ -697,13 +697,7 @@ namespace export_detail {
 // live count of the parts before it.
 template <class Handle, class Part>
 void for_parts(const element_range<Handle>& elements, execution how, const Part& part) {
-  std::size_t threads = 1;
-#if defined(_OPENMP)
-  if (how == execution::openmp) threads = static_cast<std::size_t>(omp_get_max_threads());
-#endif
-#if TRAVPOOL_MESH_TBB
-  if (how == execution::tbb) threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
-#endif
+  const std::size_t threads = default_threads(how);
   if (how == execution::serial || threads <= 1 || elements.bin_count() <= 1) {
     part(elements, std::size_t{0});
     return;

@@ -264,19 +264,25 @@ class decimator {
     return true;
   }
 
-  // Recomputes e's cost and pushes it (nothing if e may not collapse).
-  template <class Heap>
-  void push(Heap& heap, Edge e) {
+  // Effects: recomputes e's cost into c and cost_ (cost_ dead if e may not
+  // collapse). Returns: whether e may collapse.
+  bool recost(Edge e, float& c) {
     Halfedge h;
     vec3 p;
     double cost;
     if (!evaluate(e, h, p, cost)) {
       cost_[e.idx()] = dead;
-      return;
+      return false;
     }
-    const float c = static_cast<float>(cost);
+    c = static_cast<float>(cost);
     cost_[e.idx()] = c;
-    heap.push({c, e.idx()});
+    return true;
+  }
+
+  // Recomputes e's cost and pushes it (nothing if e may not collapse).
+  template <class Heap>
+  void push(Heap& heap, Edge e) {
+    if (float c; recost(e, c)) heap.push({c, e.idx()});
   }
 
   // The link condition (as m.is_collapse_ok(h), with b's one-ring in a
@@ -403,16 +409,7 @@ class decimator {
   void push_all(Heap& heap) {
     heap.reserve(m_.edge_count() + m_.edge_count() / 2);
     m_.edges().for_each([&](Edge e) {
-      Halfedge h;
-      vec3 p;
-      double cost;
-      if (!evaluate(e, h, p, cost)) {
-        cost_[e.idx()] = dead;
-        return;
-      }
-      const float c = static_cast<float>(cost);
-      cost_[e.idx()] = c;
-      heap.append({c, e.idx()});
+      if (float c; recost(e, c)) heap.append({c, e.idx()});
     });
     heap.heapify();
   }
@@ -697,15 +694,7 @@ inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, exe
   if (faces > o.target_faces + 1) {
     detail::decimation::decimator d(m, o);
     d.init();
-    std::size_t threads = o.threads;
-    if (threads == 0) {
-#if defined(_OPENMP)
-      if (how == execution::openmp) threads = static_cast<std::size_t>(omp_get_max_threads());
-#endif
-#if TRAVPOOL_MESH_TBB
-      if (how == execution::tbb) threads = static_cast<std::size_t>(tbb::this_task_arena::max_concurrency());
-#endif
-    }
+    const std::size_t threads = o.threads != 0 ? o.threads : default_threads(how);
     if (how != execution::serial && threads > 1) {
       // The mesh's pools take creates and destroys from many threads for
       // the phase (detail/parallel_edit.hpp), on a settled mesh.
