@@ -166,8 +166,9 @@ TEMPLATE_TEST_CASE("every reachable state of small pools is valid", "[pool][exha
   for (std::uint32_t cap = 1; cap <= 5; ++cap) {
     for (std::size_t bins = 1; bins <= 3; ++bins) {
       // Deep enough to fill and drain every bin where that stays cheap;
-      // under a sanitizer at most 11 (Listing 7 as printed fails at depth 2).
-      const std::size_t depth = std::clamp<std::size_t>(cap * bins + 6, 10, travpool::test::under_sanitizer ? 11 : 14);
+      // at small_depth (a sanitizer, the stages after the first) at most 11
+      // (Listing 7 as printed fails at depth 2).
+      const std::size_t depth = std::clamp<std::size_t>(cap * bins + 6, 10, travpool::test::small_depth ? 11 : 14);
       const auto r = explore<pool_type>(cap, bins, depth);
       // Every state with up to min(depth, cap * bins) live elements is reached.
       CHECK(r.states > std::min<std::size_t>(depth, cap * bins));

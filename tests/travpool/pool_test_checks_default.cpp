@@ -3,8 +3,8 @@
 // option, pool<T> included, is checked. CI builds every stage with NDEBUG,
 // so without this only the pools that name checks::on would be. Built and
 // run as the ctest tests "checks_default: ..." (tests/CMakeLists.txt).
-// The macro is defined here, after the precompiled catch.hpp, so the
-// target shares pool_test's compile flags and precompiled header.
+// The macro is defined here, not on the command line, so that the target
+// shares pool_test's compile definitions.
 #define TRAVPOOL_CHECKS 1
 
 #include <type_traits>

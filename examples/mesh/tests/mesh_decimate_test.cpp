@@ -119,7 +119,7 @@ std::vector<std::pair<std::array<double, 3>, std::array<double, 3>>> boundary_of
   return b;
 }
 
-std::size_t components(const triangle_mesh& m) {
+std::size_t component_count(const triangle_mesh& m) {
   std::map<std::uint32_t, std::uint32_t> parent;
   std::function<std::uint32_t(std::uint32_t)> find = [&](std::uint32_t x) {
     while (parent[x] != x) x = parent[x] = parent[parent[x]];
@@ -133,7 +133,7 @@ std::size_t components(const triangle_mesh& m) {
 }
 
 // A bumpy open grid: n x n squares over [0, 1]^2, z = 0.1 sin sin.
-triangle_mesh bumpy_grid(std::uint32_t n) {
+triangle_mesh bumpy_unit_grid(std::uint32_t n) {
   soup s = grid_soup(n);
   for (vec3& p : s.points) {
     p.x /= n, p.y /= n;
@@ -179,7 +179,7 @@ TEST_CASE("decimate: a sphere to 500 faces stays on the sphere, outward, valid a
 }
 
 TEST_CASE("decimate: an open bumpy grid keeps its boundary polyline exactly") {
-  triangle_mesh m = bumpy_grid(24);  // 1152 faces, 96 boundary edges
+  triangle_mesh m = bumpy_unit_grid(24);  // 1152 faces, 96 boundary edges
   const auto boundary = boundary_of(m);
   decimate_options o;
   o.target_faces = 300;
@@ -249,12 +249,12 @@ TEST_CASE("decimate: several components, each decimated, none lost") {
   }
   pts.push_back({10, 10, 10});
   triangle_mesh m = triangle_mesh::from_triangles(pts, tris);
-  REQUIRE(components(m) == 4);
+  REQUIRE(component_count(m) == 4);
   decimate_options o;
   o.target_faces = 3 * 200;
   const checked c = run(m, o);
   CHECK(m.face_count() == 600);
-  CHECK(components(m) == 4);
+  CHECK(component_count(m) == 4);
   for (const tri& t : c.output) {
     const vec3 centre{3.0 * std::round(t.centroid().x / 3), 0, 0};
     CHECK(dot(t.normal(), t.centroid() - centre) > 0);
@@ -314,14 +314,14 @@ TEST_CASE("decimate: real meshes (elephant, mech-holes-shark with holes, blobby_
     INFO(name);
     triangle_mesh m = read_mesh(dir + "/" + name);
     const auto boundary = boundary_of(m);
-    const std::size_t parts = components(m);
+    const std::size_t parts = component_count(m);
     decimate_options o;
     o.target_faces = m.face_count() / 5;
     o.validate_each_collapse = m.face_count() < 8000;
     const checked c = run(m, o);
     CHECK(m.face_count() <= o.target_faces + 1);
     CHECK(boundary_of(m) == boundary);
-    CHECK(components(m) == parts);
+    CHECK(component_count(m) == parts);
     CHECK(min_normal_agreement(c.input, c.output) > -0.5);
     // Within 1% of the bounding box diagonal.
     vec3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};

@@ -22,7 +22,7 @@ using namespace travpool::mesh;
 namespace {
 
 // A bumpy open grid: n x n squares of side 1, z = 0.3 sin(x / 2) cos(y / 3).
-soup bumpy_grid(std::uint32_t n) {
+soup bumpy_grid_soup(std::uint32_t n) {
   soup s = grid_soup(n);
   for (vec3& p : s.points) p.z = 0.3 * std::sin(p.x / 2) * std::cos(p.y / 3);
   return s;
@@ -124,7 +124,7 @@ TEST_CASE("remesh a thin-triangle torus: lengths, angles, valences, distance", "
 }
 
 TEST_CASE("remesh keeps boundaries", "[mesh][remesh]") {
-  const soup s = bumpy_grid(8);
+  const soup s = bumpy_grid_soup(8);
   SECTION("boundary vertices neither move nor go; boundary edges stay") {
     triangle_mesh m = s.build();
     const auto boundary_before = boundary_points(m);
