@@ -325,7 +325,13 @@ class triangle_mesh {
   // triangles: f keeps (b, c, v), and out(v) = v -> a, so that
   // collapse(out(v)) undoes the split with every handle as it was.
   // Returns v. O(1).
-  Vertex split(Face f, const vec3& p);
+  Vertex split(Face f, const vec3& p) {
+    settle();
+    const Vertex v = split_links(f, p);
+    if (rules_) [[unlikely]]
+      follow_split(f, v, p);
+    return v;
+  }
   // split(f, the centroid of f).
   Vertex split(Face f) {
     const auto c = corners(f);
@@ -333,7 +339,13 @@ class triangle_mesh {
   }
   // Splits the edge of h at a new vertex at p, and each face beside it
   // into two triangles. Returns the new vertex. O(valence).
-  Vertex split(Edge e, const vec3& p);
+  Vertex split(Edge e, const vec3& p) {
+    settle();
+    const Vertex v = split_links(e, p);
+    if (rules_) [[unlikely]]
+      follow_split(e, v, p);
+    return v;
+  }
   // split(e, the midpoint of e).
   Vertex split(Edge e) { return split(e, (position_[to(e.halfedge(0))] + position_[to(e.halfedge(1))]) * 0.5); }
   // Inserts a new vertex at p on the edge of h, making the faces beside it
@@ -355,8 +367,8 @@ class triangle_mesh {
   // Property rules (set_rule) weigh a new vertex by its point's place on
   // its edge (subdivision_masks::linear), or by Loop's masks, as
   // loop_subdivide does (subdivision_masks::loop: old vertices too).
-  // A rule's exception leaves the connectivity as it was, and the values
-  // the rules before it wrote.
+  // The rules run after the split: an exception of one leaves the mesh
+  // split and valid, with the values the rules before it wrote.
   void split_into_four(std::span<const Edge> old_edges, std::span<const vec3> points, std::span<const Face> old_faces,
                        subdivision_masks masks = subdivision_masks::linear);
   // The link condition: true iff collapsing h (removing from(h), keeping
@@ -547,6 +559,8 @@ class triangle_mesh {
   void remove_edge_helper(Halfedge h);
   void remove_loop_helper(Halfedge h);
   void collapse_links(Halfedge h);
+  Vertex split_links(Face f, const vec3& p);
+  Vertex split_links(Edge e, const vec3& p);
   // The rules' side of each edit (section "Property rules"): cold, called
   // only while rules_ is set.
   template <class Handle, class T>
@@ -566,20 +580,20 @@ class triangle_mesh {
   void drop_rule(const void* id) noexcept;
   template <class Batch>
   void apply_rules(int kind, const Batch& b) const;
-  [[gnu::cold, gnu::noinline]] inline void follow_split(Face f, Face f0, Face f2, Vertex v, const vec3& p);
-  struct edge_split_before {
-    Vertex a, b;
-    Face fh, fo;
-    Halfedge pn, n, pm, m1;
-  };
-  [[gnu::cold, gnu::noinline]] inline edge_split_before before_split(Edge e) const noexcept;
-  [[gnu::cold, gnu::noinline]] inline void follow_split(Edge e, Vertex v, const edge_split_before& was, const vec3& p);
+  [[gnu::cold, gnu::noinline]] inline void follow_split(Face f, Vertex v, const vec3& p);
+  [[gnu::cold, gnu::noinline]] inline void follow_split(Edge e, Vertex v, const vec3& p);
   [[gnu::cold, gnu::noinline]] inline void follow_collapse(Halfedge h, const vec3& p);
   [[gnu::cold, gnu::noinline]] inline void follow_flip(Edge e);
-  [[gnu::cold, gnu::noinline]] inline void follow_split_into_four(
+  template <bool Rules>
+  void split_into_four_impl(std::span<const Edge> old_edges, std::span<const vec3> points,
+                            std::span<const Face> old_faces, subdivision_masks masks);
+  [[gnu::cold, gnu::noinline]] inline std::unique_ptr<detail::four_split_plan> plan_split_into_four(
       std::span<const Edge> old_edges, std::span<const vec3> points, std::span<const Face> old_faces,
-      subdivision_masks masks, const std::vector<std::uint32_t>& rank_of, const std::vector<Edge>& split_of,
-      const std::vector<Edge>& inner, const std::vector<Face>& corner, const std::vector<Halfedge>& boundary);
+      subdivision_masks masks) const;
+  [[gnu::cold, gnu::noinline]] inline void follow_split_into_four(const detail::four_split_plan& plan,
+                                                                  const std::vector<Edge>& split_of,
+                                                                  const std::vector<Edge>& inner,
+                                                                  const std::vector<Face>& corner);
   // Records v for settle(); past vertex_count() records, settle() visits
   // every vertex instead (so touched_ stays O(V)).
   void touch(Vertex v) {
@@ -787,8 +801,7 @@ inline void triangle_mesh::adjust_out(Vertex v) noexcept {
     }
 }
 
-inline Vertex triangle_mesh::split(Face f, const vec3& p) {
-  settle();
+inline Vertex triangle_mesh::split_links(Face f, const vec3& p) {
   const Halfedge h0 = half_[f];  // a -> b
   const Halfedge h1 = next(h0);  // b -> c
   const Halfedge h2 = next(h1);  // c -> a
@@ -811,16 +824,10 @@ inline Vertex triangle_mesh::split(Face f, const vec3& p) {
   face_of_[cv] = face_of_[vb] = f;
   face_of_[h2] = face_of_[av] = face_of_[vc] = f2;
   out_[v] = va;
-  if (rules_) [[unlikely]]
-    follow_split(f, f0, f2, v, p);
   return v;
 }
 
-inline Vertex triangle_mesh::split(Edge e, const vec3& p) {
-  settle();
-  edge_split_before was;
-  if (rules_) [[unlikely]]
-    was = before_split(e);
+inline Vertex triangle_mesh::split_links(Edge e, const vec3& p) {
   const Halfedge h0 = e.halfedge(0);
   const Vertex v = insert_vertex(h0, p);
   // h0 now ends at v, next(h0) leaves it; each side with a face is a
@@ -828,8 +835,6 @@ inline Vertex triangle_mesh::split(Edge e, const vec3& p) {
   const Halfedge o1 = next(h0).opposite();
   if (!is_boundary(h0)) insert_edge(h0, next(next(h0)));
   if (!is_boundary(o1)) insert_edge(o1, next(next(o1)));
-  if (rules_) [[unlikely]]
-    follow_split(e, v, was, p);
   return v;
 }
 
@@ -981,13 +986,13 @@ inline bool triangle_mesh::is_flip_ok(Edge e) const noexcept {
 // so a boundary out() is never changed.
 inline void triangle_mesh::flip(Edge e) {
   settle();
+  if (rules_) [[unlikely]]
+    follow_flip(e);
   const Halfedge h = e.halfedge(0), o = e.halfedge(1);
   const Halfedge hn = next(h), hp = next(hn);
   const Halfedge on = next(o), op = next(on);
   const Face fh = face_of_[h], fo = face_of_[o];
   const Vertex a = to(o), b = to(h), c = to(hn), d = to(on);
-  if (rules_) [[unlikely]]
-    follow_flip(e);
   links_[h] = {c, hp};
   links_[hp].next = on;
   links_[on].next = h;
@@ -1361,6 +1366,16 @@ inline triangle_mesh triangle_mesh::from_triangles(std::span<const vec3> points,
 
 inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std::span<const vec3> points,
                                            std::span<const Face> old_faces, subdivision_masks masks) {
+  // Two copies: the one without rules has no line of theirs.
+  if (rules_) [[unlikely]]
+    split_into_four_impl<true>(old_edges, points, old_faces, masks);
+  else
+    split_into_four_impl<false>(old_edges, points, old_faces, masks);
+}
+
+template <bool Rules>
+void triangle_mesh::split_into_four_impl(std::span<const Edge> old_edges, std::span<const vec3> points,
+                                         std::span<const Face> old_faces, subdivision_masks masks) {
   settle();
   if (points.size() != old_edges.size()) throw std::invalid_argument("split_into_four: one point per edge is required");
   if (old_edges.size() != edge_count() || old_faces.size() != face_count())
@@ -1390,6 +1405,12 @@ inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std:
       seen[f.idx()] = true;
     }
   }
+  // The rules' plan: what every new or changed element's value comes from,
+  // read from the old connectivity, written after step 4 (so that no
+  // vector below escapes into a call, and the loops stay as they were).
+  std::unique_ptr<detail::four_split_plan> plan;
+  (void)masks;  // read by the plan alone
+  if constexpr (Rules) plan = plan_split_into_four(old_edges, points, old_faces, masks);
   std::vector<Edge> split_of(bound);  // old edge -> its new edge n
   std::vector<Edge> inner(3 * old_faces.size());
   std::vector<Face> corner(3 * old_faces.size());
@@ -1416,9 +1437,6 @@ inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std:
     }
     for (; inners < inner.size(); ++inners) inner[inners] = Edge(edges_.create());
     for (; corners < corner.size(); ++corners) corner[corners] = Face(faces_.create());
-    // The rules read the old connectivity and write values only.
-    if (rules_) [[unlikely]]
-      follow_split_into_four(old_edges, points, old_faces, masks, rank_of, split_of, inner, corner, boundary);
   } catch (...) {
     while (corners != 0) faces_.destroy(corner[--corners]);
     while (inners != 0) edges_.destroy(inner[--inners]);
@@ -1481,6 +1499,7 @@ inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std:
     face_of_[e1] = face_of_[e2] = face_of_[e3] = f;
     half_[fb] = fy, half_[fc] = fz, half_[fa] = fx, half_[f] = e2;
   }
+  if constexpr (Rules) follow_split_into_four(*plan, split_of, inner, corner);
 }
 
 // -------------------------------------------------------------------------
@@ -1617,8 +1636,10 @@ inline std::array<double, 3> barycentric(const vec3& a, const vec3& b, const vec
 }  // namespace detail
 
 // Declared inline (and noinline, cold) in the class.
-void triangle_mesh::follow_split(Face f, Face f0, Face f2, Vertex v, const vec3& p) {
-  // f0: a -> b -> v, f: b -> c -> v, f2: c -> a -> v (split(Face) above).
+void triangle_mesh::follow_split(Face f, Vertex v, const vec3& p) {
+  // f0: a -> b -> v, f: b -> c -> v, f2: c -> a -> v (split(Face) above);
+  // out(v) = v -> a, in f0, and its twin in f2.
+  const Face f0 = face(out_[v]), f2 = face(out_[v].opposite());
   const Halfedge ab = half_[f0], bc = half_[f], ca = half_[f2];  // the old corners at b, c, a
   const Halfedge bv = next(ab), va = next(bv), cv = next(bc), vb = next(cv), av = next(ca), vc = next(av);
   const Vertex a = to(ca), b = to(ab), c = to(bc);
@@ -1652,24 +1673,31 @@ void triangle_mesh::follow_split(Face f, Face f0, Face f2, Vertex v, const vec3&
 }
 
 // Declared inline (and noinline, cold) in the class.
-triangle_mesh::edge_split_before triangle_mesh::before_split(Edge e) const noexcept {
-  const Halfedge h0 = e.halfedge(0), h1 = e.halfedge(1);
-  return {to(h1), to(h0), face(h0), face(h1), prev(h0), next(h0), prev(h1), next(h1)};
-}
-
-// Declared inline (and noinline, cold) in the class.
-void triangle_mesh::follow_split(Edge e, Vertex v, const edge_split_before& was, const vec3& p) {
+void triangle_mesh::follow_split(Edge e, Vertex v, const vec3& p) {
   // After: h0: a -> v, vb: v -> b (the new edge), bv = vb's twin, h1: v -> a;
-  // a face (a, b, c) beside h0 became (a, v, c) (h0's) and (v, b, c), cut by
-  // v -> c = next(h0); a face (b, a, d) beside h1 became (b, v, d) (bv's)
-  // and (v, a, d), cut by v -> d = next(bv).
+  // a face (a, b, c) beside h0 became (a, v, c) = (h0, cut_f, pn) and
+  // (v, b, c) = (vb, n, cut_f's twin); a face (b, a, d) beside h1 became
+  // (b, v, d) = (bv, cut_g, pm) and (v, a, d) = (h1, m1, cut_g's twin).
+  // On a boundary side, pn (pm) is the loop's halfedge into a (b).
   const Halfedge h0 = e.halfedge(0), h1 = e.halfedge(1);
-  const Halfedge vb = find_halfedge(v, was.b), bv = vb.opposite();
+  struct {
+    Vertex a, b;
+    Face fh, fo;
+    Halfedge pn, n, pm, m1;
+  } was;
+  const bool f_side = !is_boundary(h0), g_side = !is_boundary(h1);
+  const Halfedge cut_f = f_side ? next(h0) : Halfedge();
+  const Halfedge vb = f_side ? next(cut_f.opposite()) : next(h0), bv = vb.opposite();
+  const Halfedge cut_g = g_side ? next(bv) : Halfedge();
+  was.a = to(h1), was.b = to(vb);
+  was.fh = face(h0), was.fo = face(bv);
+  was.pn = f_side ? next(cut_f) : prev(h0);
+  was.n = f_side ? next(vb) : Halfedge();
+  was.pm = g_side ? next(cut_g) : prev(bv);
+  was.m1 = g_side ? next(h1) : Halfedge();
   const double t = detail::segment_parameter(position_[was.a], position_[was.b], p);
   const double wa = 1 - t, wb = t;
   using src = detail::rule_source;
-  const Halfedge cut_f = was.fh.is_valid() ? next(h0) : Halfedge();
-  const Halfedge cut_g = was.fo.is_valid() ? next(bv) : Halfedge();
   if (!rules_->by_kind[0].empty()) {
     detail::local_rule_batch<1, 2> b;
     b.add_sorted(v.idx(), {src{was.a.idx(), wa}, src{was.b.idx(), wb}});
@@ -1765,90 +1793,84 @@ void triangle_mesh::follow_flip(Edge e) {
   apply_rules(1, bt);
 }
 
-// Declared inline (and noinline, cold) in the class.
-void triangle_mesh::follow_split_into_four(std::span<const Edge> old_edges, std::span<const vec3> points,
-                                           std::span<const Face> old_faces, subdivision_masks masks,
-                                           const std::vector<std::uint32_t>& rank_of, const std::vector<Edge>& split_of,
-                                           const std::vector<Edge>& inner, const std::vector<Face>& corner,
-                                           const std::vector<Halfedge>& boundary) {
+// Declared inline (and noinline, cold) in the class. The plan names its
+// targets by tag (detail::four_split_plan): old elements by handle, new
+// ones by what they are made for, resolved after the split.
+std::unique_ptr<detail::four_split_plan> triangle_mesh::plan_split_into_four(std::span<const Edge> old_edges,
+                                                                             std::span<const vec3> points,
+                                                                             std::span<const Face> old_faces,
+                                                                             subdivision_masks masks) const {
   using src = detail::rule_source;
+  using tag = detail::four_split_plan::tag;
+  auto plan = std::make_unique<detail::four_split_plan>();
   const bool loop = masks == subdivision_masks::loop;
-  struct bulk {
-    detail::bulk_rule_batch b;
-    const detail::rule_target* targets = nullptr;
-    const detail::rule_source* sources = nullptr;
-    std::uint32_t nt = 0, ns = 0;
-    void seal() {
-      targets = b.targets.data(), sources = b.sources.data();
-      nt = static_cast<std::uint32_t>(b.targets.size()), ns = static_cast<std::uint32_t>(b.sources.size());
-    }
-  };
+  std::uint32_t bound = 0;
+  for (const Edge e : old_edges) bound = (std::max)(bound, e.idx() + 1);
   // t of every old edge: the new point's place from to(halfedge(1)) to
   // to(halfedge(0)) (1/2 with Loop's masks).
-  std::vector<double> t_of(split_of.size(), 0.5);
+  std::vector<double> t_of(bound, 0.5);
+  std::vector<std::uint32_t> rank_of(bound);
   for (std::size_t i = 0; i < old_edges.size(); ++i) {
     const Edge e = old_edges[i];
+    rank_of[e.idx()] = static_cast<std::uint32_t>(i);
     if (!loop)
       t_of[e.idx()] = detail::segment_parameter(position_[to(e.halfedge(1))], position_[to(e.halfedge(0))], points[i]);
   }
   if (!rules_->by_kind[0].empty()) {
-    bulk v;
+    auto& v = plan->kinds[0];
     for (const Edge e : old_edges) {
       const Halfedge h0 = e.halfedge(0), h1 = e.halfedge(1);
-      const Vertex m = to(split_of[e.idx()].halfedge(1)), a = to(h1), b = to(h0);
+      const Vertex a = to(h1), b = to(h0);
       if (!loop || is_boundary(e)) {
         const double t = t_of[e.idx()];
         if (t > 0.5)
-          v.b.add(m.idx(), {src{b.idx(), t}, src{a.idx(), 1 - t}});
+          v.add(tag::new_vertex, e.idx(), {src{b.idx(), t}, src{a.idx(), 1 - t}});
         else
-          v.b.add(m.idx(), {src{a.idx(), 1 - t}, src{b.idx(), t}});
+          v.add(tag::new_vertex, e.idx(), {src{a.idx(), 1 - t}, src{b.idx(), t}});
       } else {
-        v.b.add(m.idx(), {src{a.idx(), 0.375}, src{b.idx(), 0.375}, src{to(next(h0)).idx(), 0.125},
-                          src{to(next(h1)).idx(), 0.125}});
+        v.add(
+            tag::new_vertex, e.idx(),
+            {src{a.idx(), 0.375}, src{b.idx(), 0.375}, src{to(next(h0)).idx(), 0.125}, src{to(next(h1)).idx(), 0.125}});
       }
     }
     if (loop)
       for (const Vertex x : vertices()) {
-        if (is_isolated(x)) continue;  // the new vertices too: no edge yet
+        if (is_isolated(x)) continue;
         if (const Halfedge bo = out_[x]; is_boundary(bo)) {
-          v.b.add(x.idx(), {src{x.idx(), 0.75}, src{to(bo).idx(), 0.125}, src{from(prev(bo)).idx(), 0.125}});
+          v.add(tag::old, x.idx(), {src{x.idx(), 0.75}, src{to(bo).idx(), 0.125}, src{from(prev(bo)).idx(), 0.125}});
           continue;
         }
         const double n = static_cast<double>(valence(x));
         const double c = 0.375 + 0.25 * std::cos(2 * std::numbers::pi / n);
         const double beta = (0.625 - c * c) / n;
-        v.b.open(x.idx());
-        v.b.push({x.idx(), 1.0 - n * beta});
-        for (const Vertex w : vertices_around(x)) v.b.push({w.idx(), beta});
+        v.add(tag::old, x.idx(), {src{x.idx(), 1.0 - n * beta}});
+        for (const Vertex w : vertices_around(x)) v.push({w.idx(), beta});
       }
-    v.seal();
-    apply_rules(0, v);
   }
-  const auto first = [&](Halfedge x) { return x.side() == 0 ? x : split_of[x.idx() >> 1].halfedge(1); };
   if (!rules_->by_kind[1].empty()) {
+    auto& h = plan->kinds[1];
     // prev of a boundary halfedge along its loop (of a face one: next^2).
-    std::vector<Halfedge> loop_prev(2 * split_of.size());
-    for (const Halfedge x : boundary) loop_prev[next(x).idx()] = x;
+    std::vector<Halfedge> loop_prev(2 * static_cast<std::size_t>(bound));
+    for (const Edge e : old_edges)
+      for (unsigned side = 0; side < 2; ++side)
+        if (const Halfedge x = e.halfedge(side); is_boundary(x)) loop_prev[next(x).idx()] = x;
     const auto prev_of = [&](Halfedge x) { return is_boundary(x) ? loop_prev[x.idx()] : next(next(x)); };
     // The corner into the middle of x (from u to w) in x's face: u's corner
     // prev_of(x) and w's corner x, weighted by the point's place.
-    const auto mid = [&](Halfedge x) {
+    const auto add_mid = [&](tag g, std::uint32_t target, Halfedge x) {
       const double t = x.side() == 0 ? t_of[x.idx() >> 1] : 1 - t_of[x.idx() >> 1];
       const Halfedge u = prev_of(x);
-      return t > 0.5 ? std::array<src, 2>{src{x.idx(), t}, src{u.idx(), 1 - t}}
-                     : std::array<src, 2>{src{u.idx(), 1 - t}, src{x.idx(), t}};
+      if (t > 0.5)
+        h.add(g, target, {src{x.idx(), t}, src{u.idx(), 1 - t}});
+      else
+        h.add(g, target, {src{u.idx(), 1 - t}, src{x.idx(), t}});
     };
-    bulk h;
-    const auto add_mid = [&](Halfedge target, Halfedge x) {
-      const auto s = mid(x);
-      h.b.add(target.idx(), {s[0], s[1]});
-    };
-    for (const Edge e : old_edges)
-      for (unsigned side = 0; side < 2; ++side) {
-        const Halfedge x = e.halfedge(side);
-        add_mid(first(x), x);
-        if (side == 0) h.b.add(split_of[e.idx()].halfedge(0).idx(), {src{x.idx(), 1}});  // second(x) = n0
-      }
+    for (const Edge e : old_edges) {
+      // first(x): x for side 0, n1 for side 1; second(x) of side 0: n0.
+      add_mid(tag::old, e.halfedge(0).idx(), e.halfedge(0));
+      add_mid(tag::new_half1, e.idx(), e.halfedge(1));
+      h.add(tag::new_half0, e.idx(), {src{e.halfedge(0).idx(), 1}});
+    }
     const auto rank = [&](Halfedge x) { return rank_of[x.idx() >> 1]; };
     for (std::size_t i = 0; i < old_faces.size(); ++i) {
       const Face f = old_faces[i];
@@ -1856,27 +1878,69 @@ void triangle_mesh::follow_split_into_four(std::span<const Edge> old_edges, std:
       if (rank(next(x)) > rank(x)) x = next(x);
       if (rank(next(next(half_[f]))) > rank(x)) x = next(next(half_[f]));
       const Halfedge y = next(x), z = next(y);
-      const Edge e1 = inner[3 * i], e2 = inner[3 * i + 1], e3 = inner[3 * i + 2];
-      add_mid(e1.halfedge(0), y), add_mid(e1.halfedge(1), x);
-      add_mid(e2.halfedge(0), z), add_mid(e2.halfedge(1), y);
-      add_mid(e3.halfedge(0), x), add_mid(e3.halfedge(1), z);
+      const auto j = static_cast<std::uint32_t>(6 * i);  // inner edge 3i + k, half s: 6i + 2k + s
+      add_mid(tag::inner_half, j, y), add_mid(tag::inner_half, j + 1, x);
+      add_mid(tag::inner_half, j + 2, z), add_mid(tag::inner_half, j + 3, y);
+      add_mid(tag::inner_half, j + 4, x), add_mid(tag::inner_half, j + 5, z);
     }
-    h.seal();
-    apply_rules(1, h);
   }
   if (!rules_->by_kind[2].empty()) {
-    bulk eb;
-    for (const Edge e : old_edges) eb.b.add(split_of[e.idx()].idx(), {src{e.idx(), 1}});
-    for (const Edge e : inner) eb.b.add(e.idx(), {});
-    eb.seal();
-    apply_rules(2, eb);
+    auto& eb = plan->kinds[2];
+    for (const Edge e : old_edges) eb.add(tag::new_edge, e.idx(), {src{e.idx(), 1}});
+    for (std::uint32_t j = 0; j < 3 * old_faces.size(); ++j) eb.add(tag::inner_edge, j, {});
   }
   if (!rules_->by_kind[3].empty()) {
-    bulk fb;
+    auto& fb = plan->kinds[3];
     for (std::size_t i = 0; i < old_faces.size(); ++i)
-      for (int k = 0; k < 3; ++k) fb.b.add(corner[3 * i + k].idx(), {src{old_faces[i].idx(), 1}});
-    fb.seal();
-    apply_rules(3, fb);
+      for (std::uint32_t k = 0; k < 3; ++k)
+        fb.add(tag::corner_face, static_cast<std::uint32_t>(3 * i + k), {src{old_faces[i].idx(), 1}});
+  }
+  return plan;
+}
+
+// Declared inline (and noinline, cold) in the class.
+void triangle_mesh::follow_split_into_four(const detail::four_split_plan& plan, const std::vector<Edge>& split_of,
+                                           const std::vector<Edge>& inner, const std::vector<Face>& corner) {
+  using tag = detail::four_split_plan::tag;
+  for (int kind = 0; kind < 4; ++kind) {
+    const auto& k = plan.kinds[kind];
+    if (k.targets.empty()) continue;
+    std::vector<detail::rule_target> targets(k.targets);
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      const std::uint32_t a = targets[i].idx;
+      switch (k.tags[i]) {
+        case tag::old:
+          break;
+        case tag::new_vertex:
+          targets[i].idx = to(split_of[a].halfedge(1)).idx();
+          break;
+        case tag::new_half0:
+          targets[i].idx = split_of[a].halfedge(0).idx();
+          break;
+        case tag::new_half1:
+          targets[i].idx = split_of[a].halfedge(1).idx();
+          break;
+        case tag::inner_half:
+          targets[i].idx = inner[a / 2].halfedge(a % 2).idx();
+          break;
+        case tag::new_edge:
+          targets[i].idx = split_of[a].idx();
+          break;
+        case tag::inner_edge:
+          targets[i].idx = inner[a].idx();
+          break;
+        case tag::corner_face:
+          targets[i].idx = corner[a].idx();
+          break;
+      }
+    }
+    struct {
+      const detail::rule_target* targets;
+      const detail::rule_source* sources;
+      std::uint32_t nt, ns;
+    } view{targets.data(), k.sources.data(), static_cast<std::uint32_t>(targets.size()),
+           static_cast<std::uint32_t>(k.sources.size())};
+    apply_rules(kind, view);
   }
 }
 

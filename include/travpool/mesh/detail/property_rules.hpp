@@ -79,6 +79,37 @@ struct bulk_rule_batch {
   }
 };
 
+// split_into_four's rules, planned before the split: targets by tag (an
+// old element by handle, a new one by the old edge or the face slot it is
+// made for), resolved to handles after it.
+struct four_split_plan {
+  enum class tag : std::uint8_t {
+    old,          // idx: the element's handle
+    new_vertex,   // idx: the old edge whose new vertex it is
+    new_half0,    // idx: old edge e; split_of[e].halfedge(0)
+    new_half1,    // ... halfedge(1)
+    inner_half,   // idx: 2 * (3 face slot + k) + side of an inner edge
+    new_edge,     // idx: old edge e; split_of[e]
+    inner_edge,   // idx: 3 face slot + k
+    corner_face,  // idx: 3 face slot + k
+  };
+  struct kind {
+    std::vector<rule_target> targets;
+    std::vector<rule_source> sources;
+    std::vector<tag> tags;
+    void add(tag g, std::uint32_t target, std::initializer_list<rule_source> src) {
+      targets.push_back({target, static_cast<std::uint32_t>(sources.size()), static_cast<std::uint32_t>(src.size())});
+      sources.insert(sources.end(), src.begin(), src.end());
+      tags.push_back(g);
+    }
+    void push(rule_source s) {
+      sources.push_back(s);
+      ++targets.back().count;
+    }
+  };
+  kind kinds[4];
+};
+
 // Types interpolate and average accept: arithmetic ones (integers are
 // rounded to the nearest) and those with T + T and T * double (vec3).
 template <class T>
