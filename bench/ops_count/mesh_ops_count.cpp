@@ -89,17 +89,32 @@ static triangle_mesh grid(std::uint32_t n) {
   return decimate(m, o).collapses;
 }
 
+// One mesh at a time: each reserves address space for its columns, and
+// valgrind's is smaller than the process's.
 int main() {
-  auto m = grid(60);
-  const auto added = phase_split_face(m);
-  const std::size_t c = phase_collapse(m, added);
-  auto m2 = grid(60);
-  const std::size_t s = phase_split_edge(m2);
-  auto m3 = grid(60);
-  const std::size_t f = phase_flip(m3);
-  auto m4 = grid(60);
-  phase_loop(m4);
-  const std::size_t d = phase_decimate(m4);
-  m.validate(), m2.validate(), m3.validate(), m4.validate();
-  std::printf("collapsed %zu split %zu flipped %zu decimated %zu faces %zu\n", c, s, f, d, m4.face_count());
+  std::size_t c = 0, s = 0, f = 0, d = 0, faces = 0;
+  {
+    auto m = grid(60);
+    const auto added = phase_split_face(m);
+    c = phase_collapse(m, added);
+    m.validate();
+  }
+  {
+    auto m = grid(60);
+    s = phase_split_edge(m);
+    m.validate();
+  }
+  {
+    auto m = grid(60);
+    f = phase_flip(m);
+    m.validate();
+  }
+  {
+    auto m = grid(60);
+    phase_loop(m);
+    d = phase_decimate(m);
+    m.validate();
+    faces = m.face_count();
+  }
+  std::printf("collapsed %zu split %zu flipped %zu decimated %zu faces %zu\n", c, s, f, d, faces);
 }

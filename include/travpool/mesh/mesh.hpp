@@ -303,6 +303,17 @@ class triangle_mesh {
   void set_rule(property<Handle, T> p, follow_function<Handle, T> f);
   // Whether some property has a rule other than follow::none. O(1).
   bool has_rules() const noexcept { return static_cast<bool>(rules_); }
+  // Effects: writes the values collapse(h, p) writes by the rules, and
+  // changes nothing else: for a collapse made by other code that keeps
+  // to(h) as collapse(h) does, called just before it (CGAL's
+  // Euler::collapse_edge(e) keeps target(halfedge(e)): an edge_collapse
+  // visitor's OnCollapsing, docs/mesh.md "Property rules"). Nothing
+  // without rules. Requires a valid triangle mesh (out() may be off the
+  // boundary) and is_collapse_ok(h). Throws: what a rule throws. O(valence).
+  void apply_collapse_rules(Halfedge h, const vec3& p) {
+    if (rules_) [[unlikely]]
+      follow_collapse(h, p);
+  }
 
   // --- editing (sections "Element primitives and local edits" and
   // "Adding and deleting triangles" below) ---
