@@ -149,18 +149,20 @@ constexpr int rule_kind() noexcept {
     return 3;
 }
 
-template <class T>
-T weighted_sum(const T* values, const rule_source* src, std::uint32_t n, bool equal) {
+// The sum of w_i * value(i) over n sources (w_i = 1 / n if equal).
+template <class T, class Value>
+T weighted_sum(Value&& value, const rule_source* src, std::uint32_t n, bool equal) {
+  const auto w = [&](std::uint32_t i) { return equal ? 1.0 / n : src[i].weight; };
   if constexpr (std::is_arithmetic_v<T>) {
     double acc = 0;
-    for (std::uint32_t i = 0; i < n; ++i) acc += (equal ? 1.0 / n : src[i].weight) * static_cast<double>(values[i]);
+    for (std::uint32_t i = 0; i < n; ++i) acc += w(i) * static_cast<double>(value(i));
     if constexpr (std::is_integral_v<T>)
       return static_cast<T>(std::llround(acc));
     else
       return static_cast<T>(acc);
   } else {
-    T acc = values[0] * (equal ? 1.0 / n : src[0].weight);
-    for (std::uint32_t i = 1; i < n; ++i) acc = acc + values[i] * (equal ? 1.0 / n : src[i].weight);
+    T acc = value(0) * w(0);
+    for (std::uint32_t i = 1; i < n; ++i) acc = acc + value(i) * w(i);
     return acc;
   }
 }
@@ -172,7 +174,6 @@ rule_apply make_rule(property<Handle, T> p, follow how, bool unit) {
   return [p, how, unit](std::span<const rule_target> targets, std::span<const rule_source> sources) {
     std::vector<T> values;
     values.reserve(targets.size());
-    std::vector<T> in;
     for (const rule_target& t : targets) {
       const rule_source* s = sources.data() + t.first;
       if (t.count == 0) {
@@ -191,9 +192,8 @@ rule_apply make_rule(property<Handle, T> p, follow how, bool unit) {
         case follow::interpolate:
         case follow::average:
           if constexpr (interpolable<T>) {
-            in.clear();
-            for (std::uint32_t i = 0; i < t.count; ++i) in.push_back(p[Handle(s[i].idx)]);
-            T v = weighted_sum(in.data(), s, t.count, how == follow::average && !t.affine);
+            T v = weighted_sum<T>([&](std::uint32_t i) -> const T& { return p[Handle(s[i].idx)]; }, s, t.count,
+                                  how == follow::average && !t.affine);
             if constexpr (std::is_same_v<T, vec3>)
               if (unit) v = normalized(v);
             values.push_back(std::move(v));
