@@ -287,7 +287,8 @@ namespace loop_detail {
 // split_into_four gives every old edge a new vertex at its edge point and
 // cuts every triangle into four, and the old vertices move.
 // Throws: what split_into_four throws; then connectivity and positions
-// are unchanged (normals are stale).
+// are unchanged (normals are stale), unless a property rule threw: then
+// the mesh is subdivided and the old vertices have not moved.
 // Property rules (triangle_mesh::set_rule) follow with Loop's masks
 // (loop_detail::subdivide_following).
 inline void loop_subdivide(triangle_mesh& m) {
