@@ -64,7 +64,8 @@
 // insert_edge as it uses them), the closed one-rings of a and b for
 // collapse a->b and is_collapse_ok (find_halfedge reads the rings of a's
 // neighbours). A face or edge these write has a locked vertex at each
-// end, so no other operation reads it. add_triangle, delete_face and
+// end, so no other operation reads it. Property rules (set_rule) only
+// read the rule table and write the values of elements the edit writes. add_triangle, delete_face and
 // friends, split_into_four, loop_subdivide, settle(), validate(), the
 // low-level primitives and everything that adds or removes columns need a
 // quiescent mesh.
