@@ -24,6 +24,7 @@
 #include <CGAL/Polygon_mesh_processing/remesh.h>
 #include <CGAL/Polygon_mesh_processing/triangulate_hole.h>
 #include <CGAL/Surface_mesh.h>
+#include <CGAL/Surface_mesh_simplification/Edge_collapse_visitor_base.h>
 #include <CGAL/Surface_mesh_simplification/Policies/Edge_collapse/Count_ratio_stop_predicate.h>
 #include <CGAL/Surface_mesh_simplification/edge_collapse.h>
 #include <CGAL/boost/graph/Euler_operations.h>
@@ -531,4 +532,57 @@ TEST_CASE("cgal: Polygon Mesh Processing on real meshes, against Surface_mesh", 
     }
     require_native_ok(t.tm);
   }
+}
+
+namespace {
+// Property rules through CGAL's edge_collapse: its visitor's OnCollapsing
+// applies them for the vertex CGAL keeps, target(halfedge(e)) (Euler::
+// collapse_edge), and OnCollapsed checks that it was that one. CGAL
+// copies the visitor: the counts live outside it.
+struct collapse_counts {
+  Vertex kept;
+  std::size_t collapses = 0, wrong = 0;
+};
+struct rules_visitor : CGAL::Surface_mesh_simplification::Edge_collapse_visitor_base<triangle_mesh> {
+  triangle_mesh* m = nullptr;
+  collapse_counts* n = nullptr;
+  template <class Profile, class Placement>
+  void OnCollapsing(const Profile& profile, const Placement& placement) {
+    const Halfedge h = halfedge(edge(profile.v0_v1(), *m), *m);
+    n->kept = m->to(h);
+    const vec3 p = placement ? vec3{placement->x(), placement->y(), placement->z()} : m->position(n->kept);
+    m->apply_collapse_rules(h, p);
+  }
+  template <class Profile>
+  void OnCollapsed(const Profile&, Vertex v) {
+    ++n->collapses;
+    n->wrong += v != n->kept;
+  }
+};
+}  // namespace
+
+TEST_CASE("cgal: property rules through edge_collapse's visitor", "[mesh][cgal]") {
+  namespace SMS = CGAL::Surface_mesh_simplification;
+  triangle_mesh m = grid_soup(12).build();
+  const std::size_t before = m.vertex_count();
+  // Every vertex counts the vertices merged into it.
+  auto count = m.add_property<Vertex, std::int64_t>("count", 1);
+  m.set_rule(count, follow_function<Vertex, std::int64_t>([&](Vertex, std::span<const weighted<Vertex>> src) {
+               std::int64_t n = 0;
+               for (const auto& x : src) n += count[x.handle];
+               return n;
+             }));
+  collapse_counts counts;
+  rules_visitor vis;
+  vis.m = &m;
+  vis.n = &counts;
+  SMS::edge_collapse(m, SMS::Count_ratio_stop_predicate<triangle_mesh>(0.5), CGAL::parameters::visitor(vis));
+  m.settle();
+  m.validate();
+  CHECK(counts.collapses > 0);
+  CHECK(m.vertex_count() + counts.collapses == before);
+  CHECK(counts.wrong == 0);
+  std::int64_t total = 0;
+  for (const Vertex v : m.vertices()) total += count[v];
+  CHECK(total == static_cast<std::int64_t>(before));
 }

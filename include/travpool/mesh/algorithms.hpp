@@ -261,6 +261,25 @@ inline vec3 loop_edge_point(const triangle_mesh& m, Edge e) {
   return 0.375 * (a + b) + 0.125 * (m.position(m.to(m.next(h0))) + m.position(m.to(m.next(h1))));
 }
 
+// loop_subdivide with property rules (subdivision_masks::loop): the new
+// positions wait in a vector rather than in the normals' column, which a
+// rule may read.
+namespace loop_detail {
+[[gnu::cold, gnu::noinline]] inline void subdivide_following(triangle_mesh& m,
+                                                             const std::vector<Vertex>& old_vertices) {
+  std::vector<vec3> moved;
+  moved.reserve(old_vertices.size());
+  for (const Vertex v : old_vertices) moved.push_back(loop_vertex_point(m, v));
+  std::vector<Edge> old_edges(m.edges().begin(), m.edges().end());
+  std::vector<vec3> points;
+  points.reserve(old_edges.size());
+  for (const Edge e : old_edges) points.push_back(loop_edge_point(m, e));
+  const std::vector<Face> old_faces(m.faces().begin(), m.faces().end());
+  m.split_into_four(old_edges, points, old_faces, subdivision_masks::loop);
+  for (std::size_t i = 0; i < old_vertices.size(); ++i) m.position(old_vertices[i]) = moved[i];
+}
+}  // namespace loop_detail
+
 // One level of Loop subdivision (Loop 1987; boundary rules of Hoppe et al.):
 // every triangle becomes four. In place: the old vertices' new positions
 // go to their scratch buffers (normals are stale afterwards) and every old
@@ -268,10 +287,17 @@ inline vec3 loop_edge_point(const triangle_mesh& m, Edge e) {
 // split_into_four gives every old edge a new vertex at its edge point and
 // cuts every triangle into four, and the old vertices move.
 // Throws: what split_into_four throws; then connectivity and positions
-// are unchanged (normals are stale).
+// are unchanged (normals are stale), unless a property rule threw: then
+// the mesh is subdivided and the old vertices have not moved.
+// Property rules (triangle_mesh::set_rule) follow with Loop's masks
+// (loop_detail::subdivide_following).
 inline void loop_subdivide(triangle_mesh& m) {
   m.settle();  // out() on the boundary (the boundary rules read it)
   const std::vector<Vertex> old_vertices(m.vertices().begin(), m.vertices().end());
+  if (m.has_rules()) [[unlikely]] {
+    loop_detail::subdivide_following(m, old_vertices);
+    return;
+  }
   for (const Vertex v : old_vertices) m.scratch(v) = loop_vertex_point(m, v);
   std::vector<Edge> old_edges;
   old_edges.reserve(m.edge_count());

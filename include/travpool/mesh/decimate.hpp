@@ -364,8 +364,7 @@ class decimator {
   void collapse(Halfedge h, const vec3& p) {
     const Vertex a = m_.from(h), b = m_.to(h);
     q_[b.idx()] += q_[a.idx()];
-    m_.collapse(h);
-    m_.position(b) = p;
+    m_.collapse(h, p);
   }
 
   // Pops until faces <= target (+1 for parity) or the heap is empty;
@@ -578,8 +577,7 @@ class parallel_phase {
     const Edge gone[3] = {h.edge(), m_.is_boundary(h) ? Edge() : m_.next(m_.next(h)).edge(),
                           m_.is_boundary(h.opposite()) ? Edge() : m_.next(h.opposite()).edge()};
     d_.q_[b.idx()] += d_.q_[a.idx()];
-    m_.collapse(h);  // the pools are concurrent during the phase (decimate())
-    m_.position(b) = p;
+    m_.collapse(h, p);  // the pools are concurrent during the phase (decimate())
     removed_[a.idx()] = 1;
     for (const Edge g : gone)
       if (g.is_valid()) store_cost(g, decimator::dead);

@@ -20,7 +20,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <new>
+#include <span>
 #include <type_traits>
 
 #include <travpool/column.hpp>
@@ -147,6 +149,32 @@ template <class T>
 using edge_property = property<Edge, T>;
 template <class T>
 using face_property = property<Face, T>;
+
+// How a property follows an edit (triangle_mesh::set_rule; docs/mesh.md
+// "Property rules" lists the sources and weights of every edit).
+enum class follow : std::uint8_t {
+  none,              // nothing is written: new elements hold the initial value
+  interpolate,       // the weighted sum of the sources (arithmetic types, vec3)
+  copy_from_source,  // the value of the primary (first) source
+  keep_survivor,     // a survivor keeps its value; a new element copies
+  average            // the unweighted mean of the sources
+};
+
+// A source of an edit's new value: an element and its weight (the weights
+// of one target sum to 1).
+template <class Handle>
+struct weighted {
+  Handle handle;
+  double weight = 0;
+};
+
+// A user rule: returns the new value of `target` from its sources (read
+// through the property's key: they hold their values from before the
+// edit). `target` is among the sources when it survives the edit; the
+// sources are empty for an element with none of its kind (an edge that
+// cuts a face).
+template <class Handle, class T>
+using follow_function = std::function<T(Handle target, std::span<const weighted<Handle>> sources)>;
 
 }  // namespace TRAVPOOL_ABI_NAMESPACE
 }  // namespace travpool::mesh

@@ -64,7 +64,8 @@
 // insert_edge as it uses them), the closed one-rings of a and b for
 // collapse a->b and is_collapse_ok (find_halfedge reads the rings of a's
 // neighbours). A face or edge these write has a locked vertex at each
-// end, so no other operation reads it. add_triangle, delete_face and
+// end, so no other operation reads it. Property rules (set_rule) only
+// read the rule table and write the values of elements the edit writes. add_triangle, delete_face and
 // friends, split_into_four, loop_subdivide, settle(), validate(), the
 // low-level primitives and everything that adds or removes columns need a
 // quiescent mesh.
@@ -72,8 +73,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <numbers>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -85,6 +89,7 @@
 #include <travpool/usage_error.hpp>
 
 #include "circulators.hpp"
+#include "detail/property_rules.hpp"
 #include "element_range.hpp"
 #include "handles.hpp"
 
@@ -114,6 +119,11 @@ struct versioned {
   Handle handle;
   std::uint32_t generation = 0;
 };
+
+// The weights split_into_four gives property rules (set_rule) for the
+// vertices: linear, by each new point's place on its edge; or Loop's
+// masks (loop_subdivide), for the new and the old vertices.
+enum class subdivision_masks : std::uint8_t { linear, loop };
 
 class triangle_mesh {
   friend struct detail::mesh_internals;
@@ -210,6 +220,11 @@ class triangle_mesh {
   vec3& scratch(Vertex v) noexcept { return vnormal_[v]; }
   vertex_property<vec3> positions() noexcept { return position_; }
   vertex_property<const vec3> positions() const noexcept { return position_; }
+  // The normals' columns as properties (for set_rule).
+  vertex_property<vec3> vertex_normals() noexcept { return vnormal_; }
+  vertex_property<const vec3> vertex_normals() const noexcept { return vnormal_; }
+  face_property<vec3> face_normals() noexcept { return fnormal_; }
+  face_property<const vec3> face_normals() const noexcept { return fnormal_; }
 
   // --- circulators (valid while the ring is not edited) ---
   // vertices_around(v) and out_halfedges(v) visit the one-ring;
@@ -267,6 +282,40 @@ class triangle_mesh {
     remove_user_column(pool_of<Handle>(), name);
   }
 
+  // --- property rules (section "Property rules" below; docs/mesh.md
+  // "Property rules" lists each edit's sources and weights) ---
+  // Effects: from now on the edits split(Face), split(Edge),
+  // split_into_four (and loop_subdivide), collapse and flip write p's
+  // value of every element they create or merge by `how` (follow::none:
+  // they write nothing, as without a rule). Replaces p's earlier rule.
+  // p may be a user property or vertex_normals() / face_normals() (their
+  // interpolated and averaged values are normalised); positions follow
+  // the points the edits are given. Requires a quiescent mesh.
+  // Throws: usage_error (nothing changed) if p is null or one of the
+  // mesh's other own columns, or if `how` is interpolate or average and T
+  // is neither arithmetic nor has T + T and T * double; std::bad_alloc.
+  template <class Handle, class T>
+  void set_rule(property<Handle, T> p, follow how);
+  // Effects: as above, with f computing each written value (called from
+  // the thread of the edit: parallel decimate() calls it concurrently for
+  // disjoint elements). Throws: usage_error if p is null or one of the
+  // mesh's own columns, or f is empty; std::bad_alloc.
+  template <class Handle, class T>
+  void set_rule(property<Handle, T> p, follow_function<Handle, T> f);
+  // Whether some property has a rule other than follow::none. O(1).
+  bool has_rules() const noexcept { return static_cast<bool>(rules_); }
+  // Effects: writes the values collapse(h, p) writes by the rules, and
+  // changes nothing else: for a collapse made by other code that keeps
+  // to(h) as collapse(h) does, called just before it (CGAL's
+  // Euler::collapse_edge(e) keeps target(halfedge(e)): an edge_collapse
+  // visitor's OnCollapsing, docs/mesh.md "Property rules"). Nothing
+  // without rules. Requires a valid triangle mesh (out() may be off the
+  // boundary) and is_collapse_ok(h). Throws: what a rule throws. O(valence).
+  void apply_collapse_rules(Halfedge h, const vec3& p) {
+    if (rules_) [[unlikely]]
+      follow_collapse(h, p);
+  }
+
   // --- editing (sections "Element primitives and local edits" and
   // "Adding and deleting triangles" below) ---
   // An isolated vertex at p. O(1).
@@ -288,10 +337,29 @@ class triangle_mesh {
   // triangles: f keeps (b, c, v), and out(v) = v -> a, so that
   // collapse(out(v)) undoes the split with every handle as it was.
   // Returns v. O(1).
-  Vertex split(Face f, const vec3& p);
+  Vertex split(Face f, const vec3& p) {
+    settle();
+    const Vertex v = split_links(f, p);
+    if (rules_) [[unlikely]]
+      follow_split(f, v, p);
+    return v;
+  }
+  // split(f, the centroid of f).
+  Vertex split(Face f) {
+    const auto c = corners(f);
+    return split(f, (position_[c[0]] + position_[c[1]] + position_[c[2]]) * (1.0 / 3.0));
+  }
   // Splits the edge of h at a new vertex at p, and each face beside it
   // into two triangles. Returns the new vertex. O(valence).
-  Vertex split(Edge e, const vec3& p);
+  Vertex split(Edge e, const vec3& p) {
+    settle();
+    const Vertex v = split_links(e, p);
+    if (rules_) [[unlikely]]
+      follow_split(e, v, p);
+    return v;
+  }
+  // split(e, the midpoint of e).
+  Vertex split(Edge e) { return split(e, (position_[to(e.halfedge(0))] + position_[to(e.halfedge(1))]) * 0.5); }
   // Inserts a new vertex at p on the edge of h, making the faces beside it
   // (temporarily) quadrilaterals whose halfedge() ends at it. Used by Loop
   // subdivision. O(valence).
@@ -308,13 +376,34 @@ class triangle_mesh {
   // std::bad_alloc (or a property's copy constructor's exception). On any
   // throw the mesh is unchanged. Complexity: O(V + E + F), no walk
   // (section "Splitting every triangle into four" below).
-  void split_into_four(std::span<const Edge> old_edges, std::span<const vec3> points, std::span<const Face> old_faces);
+  // Property rules (set_rule) weigh a new vertex by its point's place on
+  // its edge (subdivision_masks::linear), or by Loop's masks, as
+  // loop_subdivide does (subdivision_masks::loop: old vertices too).
+  // The rules run after the split: an exception of one leaves the mesh
+  // split and valid, with the values the rules before it wrote.
+  void split_into_four(std::span<const Edge> old_edges, std::span<const vec3> points, std::span<const Face> old_faces,
+                       subdivision_masks masks = subdivision_masks::linear);
   // The link condition: true iff collapsing h (removing from(h), keeping
   // to(h)) keeps the mesh a manifold without degenerate faces.
   bool is_collapse_ok(Halfedge h) const noexcept;
   // Collapses h: from(h) merges into to(h), the faces beside h vanish.
   // Requires is_collapse_ok(h). O(valence).
-  void collapse(Halfedge h);
+  void collapse(Halfedge h) {
+    settle();
+    if (rules_) [[unlikely]]
+      follow_collapse(h, position_[to(h)]);
+    collapse_links(h);
+  }
+  // collapse(h), and to(h) moves to p (rules weigh from(h) and to(h) by
+  // p's place on the edge).
+  void collapse(Halfedge h, const vec3& p) {
+    settle();
+    const Vertex b = to(h);
+    if (rules_) [[unlikely]]
+      follow_collapse(h, p);
+    collapse_links(h);
+    position_[b] = p;
+  }
   // True iff e can be flipped: an interior edge whose two faces are
   // triangles (a, b, c) and (b, a, d) with c != d and no edge c-d yet.
   // Geometry is not looked at. O(valence).
@@ -481,6 +570,42 @@ class triangle_mesh {
   void adjust_out(Vertex v) noexcept;
   void remove_edge_helper(Halfedge h);
   void remove_loop_helper(Halfedge h);
+  void collapse_links(Halfedge h);
+  Vertex split_links(Face f, const vec3& p);
+  Vertex split_links(Edge e, const vec3& p);
+  // The rules' side of each edit (section "Property rules"): cold, called
+  // only while rules_ is set.
+  template <class Handle, class T>
+  bool rule_key_ok(property<Handle, T> p) const noexcept;
+  void install_rule(int kind, const void* id, detail::rule_apply apply,
+                    bool (*named)(const void*, std::string_view, const void*));
+  template <class Handle, class T>
+  static bool rule_named(const void* mesh, std::string_view name, const void* id) noexcept {
+    const auto& m = *static_cast<const triangle_mesh*>(mesh);
+    if (!m.has_property<Handle>(name)) return false;
+    try {
+      return m.get_property<Handle, T>(name).column_key().id() == id;
+    } catch (...) {
+      return false;  // a column of another type
+    }
+  }
+  void drop_rule(const void* id) noexcept;
+  template <class Batch>
+  void apply_rules(int kind, const Batch& b) const;
+  [[gnu::cold, gnu::noinline]] inline void follow_split(Face f, Vertex v, const vec3& p);
+  [[gnu::cold, gnu::noinline]] inline void follow_split(Edge e, Vertex v, const vec3& p);
+  [[gnu::cold, gnu::noinline]] inline void follow_collapse(Halfedge h, const vec3& p);
+  [[gnu::cold, gnu::noinline]] inline void follow_flip(Edge e);
+  template <bool Rules>
+  void split_into_four_impl(std::span<const Edge> old_edges, std::span<const vec3> points,
+                            std::span<const Face> old_faces, subdivision_masks masks);
+  [[gnu::cold, gnu::noinline]] inline std::unique_ptr<detail::four_split_plan> plan_split_into_four(
+      std::span<const Edge> old_edges, std::span<const vec3> points, std::span<const Face> old_faces,
+      subdivision_masks masks) const;
+  [[gnu::cold, gnu::noinline]] inline void follow_split_into_four(const detail::four_split_plan& plan,
+                                                                  const std::vector<Edge>& split_of,
+                                                                  const std::vector<Edge>& inner,
+                                                                  const std::vector<Face>& corner);
   // Records v for settle(); past vertex_count() records, settle() visits
   // every vertex instead (so touched_ stays O(V)).
   void touch(Vertex v) {
@@ -530,6 +655,8 @@ class triangle_mesh {
   bool relaxed_out_ = false;  // a primitive touched a vertex since settle()
   bool touched_all_ = false;  // ... more than touched_ holds
   bool prev_fresh_ = false;
+  // The property rules; null while none is set (every edit tests it once).
+  std::unique_ptr<detail::rule_table> rules_;
 };
 
 // =========================================================================
@@ -606,12 +733,19 @@ void triangle_mesh::remove_user_column(element_pool<H>& pool, column<E, H> key) 
       id == fnormal_.column_key().id() || (prev_ && id == prev_.column_key().id()))
     throw usage_error("triangle_mesh: remove of one of the mesh's own columns");
   pool.remove_column(key);
+  drop_rule(id);
 }
 
 template <class H>
 void triangle_mesh::remove_user_column(element_pool<H>& pool, std::string_view name) {
   check_user_name(name);
+  const void* id = nullptr;
+  if (rules_)
+    for (const auto& list : rules_->by_kind)
+      for (const detail::rule_entry& r : list)
+        if (r.named(this, name, r.id)) id = r.id;
   pool.remove_column(name);
+  drop_rule(id);
 }
 
 // -------------------------------------------------------------------------
@@ -679,8 +813,7 @@ inline void triangle_mesh::adjust_out(Vertex v) noexcept {
     }
 }
 
-inline Vertex triangle_mesh::split(Face f, const vec3& p) {
-  settle();
+inline Vertex triangle_mesh::split_links(Face f, const vec3& p) {
   const Halfedge h0 = half_[f];  // a -> b
   const Halfedge h1 = next(h0);  // b -> c
   const Halfedge h2 = next(h1);  // c -> a
@@ -706,8 +839,7 @@ inline Vertex triangle_mesh::split(Face f, const vec3& p) {
   return v;
 }
 
-inline Vertex triangle_mesh::split(Edge e, const vec3& p) {
-  settle();
+inline Vertex triangle_mesh::split_links(Edge e, const vec3& p) {
   const Halfedge h0 = e.halfedge(0);
   const Vertex v = insert_vertex(h0, p);
   // h0 now ends at v, next(h0) leaves it; each side with a face is a
@@ -801,8 +933,7 @@ inline bool triangle_mesh::is_collapse_ok(Halfedge v0v1) const noexcept {
   return true;
 }
 
-inline void triangle_mesh::collapse(Halfedge h0) {
-  settle();
+inline void triangle_mesh::collapse_links(Halfedge h0) {
   const Halfedge h1 = prev(h0);
   const Halfedge o1 = next(h0.opposite());
   remove_edge_helper(h0);
@@ -867,6 +998,8 @@ inline bool triangle_mesh::is_flip_ok(Edge e) const noexcept {
 // so a boundary out() is never changed.
 inline void triangle_mesh::flip(Edge e) {
   settle();
+  if (rules_) [[unlikely]]
+    follow_flip(e);
   const Halfedge h = e.halfedge(0), o = e.halfedge(1);
   const Halfedge hn = next(h), hp = next(hn);
   const Halfedge on = next(o), op = next(on);
@@ -1244,7 +1377,17 @@ inline triangle_mesh triangle_mesh::from_triangles(std::span<const vec3> points,
 // edits walk to keep out() on the boundary).
 
 inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std::span<const vec3> points,
-                                           std::span<const Face> old_faces) {
+                                           std::span<const Face> old_faces, subdivision_masks masks) {
+  // Two copies: the one without rules has no line of theirs.
+  if (rules_) [[unlikely]]
+    split_into_four_impl<true>(old_edges, points, old_faces, masks);
+  else
+    split_into_four_impl<false>(old_edges, points, old_faces, masks);
+}
+
+template <bool Rules>
+void triangle_mesh::split_into_four_impl(std::span<const Edge> old_edges, std::span<const vec3> points,
+                                         std::span<const Face> old_faces, subdivision_masks masks) {
   settle();
   if (points.size() != old_edges.size()) throw std::invalid_argument("split_into_four: one point per edge is required");
   if (old_edges.size() != edge_count() || old_faces.size() != face_count())
@@ -1274,6 +1417,12 @@ inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std:
       seen[f.idx()] = true;
     }
   }
+  // The rules' plan: what every new or changed element's value comes from,
+  // read from the old connectivity, written after step 4 (so that no
+  // vector below escapes into a call, and the loops stay as they were).
+  std::unique_ptr<detail::four_split_plan> plan;
+  (void)masks;  // read by the plan alone
+  if constexpr (Rules) plan = plan_split_into_four(old_edges, points, old_faces, masks);
   std::vector<Edge> split_of(bound);  // old edge -> its new edge n
   std::vector<Edge> inner(3 * old_faces.size());
   std::vector<Face> corner(3 * old_faces.size());
@@ -1361,6 +1510,449 @@ inline void triangle_mesh::split_into_four(std::span<const Edge> old_edges, std:
     face_of_[fx] = face_of_[e3b] = face_of_[sz] = fa;
     face_of_[e1] = face_of_[e2] = face_of_[e3] = f;
     half_[fb] = fy, half_[fc] = fz, half_[fa] = fx, half_[f] = e2;
+  }
+  if constexpr (Rules) follow_split_into_four(*plan, split_of, inner, corner);
+}
+
+// -------------------------------------------------------------------------
+// Property rules
+// -------------------------------------------------------------------------
+// set_rule and the rules' side of each edit. An edit lists what it wrote,
+// per kind of element, as targets with weighted sources (an element of the
+// same kind; the primary first) and hands the lists to every rule of that
+// kind (detail/property_rules.hpp), which reads all sources before it
+// writes. The lists, by edit (a halfedge's value is its corner: the value
+// at to(h) in face(h), or along the boundary loop for a boundary one):
+//
+//   split(f = (a, b, c), p)  v: a, b, c by p's barycentric coordinates
+//                            (projected, clamped to the triangle), the
+//                            largest first; the halfedges into v: the three
+//                            corners alike; v -> a, v -> b, v -> c: the corner
+//                            of f at a, b, c; the new faces: f; the three new
+//                            edges: no source.
+//   split(e = (a, b), p)     v: a, b by p's place t on ab (projected, clamped:
+//                            1 - t, t), the nearer first; a halfedge into v:
+//                            the two corners of its old face (or loop) at a
+//                            and b alike; v -> b: the old a -> b; the new
+//                            half of e: e; the new faces: the ones they cut;
+//                            the two cutting edges: no source.
+//   collapse(a -> b, p)      b: a, b by p's place on ab (collapse(h): p is
+//                            b's position), a first; in each face beside the
+//                            edge, the edge (b, x) that survives: (a, x), (b, x)
+//                            alike; and its half that takes the place of
+//                            x -> a's twin in the face beyond: that twin.
+//   flip(e)                  the two halves of e: the corners they now take
+//                            over (d -> c: b -> c's; c -> d: a -> d's).
+//   split_into_four          a new vertex m on (a, b): linear: a, b as
+//                            split(e, point); loop: 3/8 a, 3/8 b, 1/8 each of
+//                            the opposite corners (1/2, 1/2 on the boundary);
+//                            an old vertex (loop only): Loop's vertex mask on
+//                            it and its ring; halfedges into m: the corners at
+//                            a and b, into an old vertex: its old corner; the
+//                            new half of an edge: the edge; the corner
+//                            triangles: their face; inner edges: no source.
+
+template <class Handle, class T>
+bool triangle_mesh::rule_key_ok(property<Handle, T> p) const noexcept {
+  const void* id = p.column_key().id();
+  if (id == nullptr) return false;
+  return id != out_.column_key().id() && id != position_.column_key().id() && id != links_.column_key().id() &&
+         id != face_of_.column_key().id() && id != half_.column_key().id() && !(prev_ && id == prev_.column_key().id());
+}
+
+template <class Handle, class T>
+void triangle_mesh::set_rule(property<Handle, T> p, follow how) {
+  static_assert(!std::is_const_v<T>, "triangle_mesh::set_rule: a writable property is required");
+  if (!rule_key_ok(p)) throw usage_error("triangle_mesh::set_rule: a null property or one of the mesh's own columns");
+  if constexpr (!detail::interpolable<T>)
+    if (how == follow::interpolate || how == follow::average)
+      throw usage_error(
+          "triangle_mesh::set_rule: interpolate and average need an arithmetic type or T + T and T * double");
+  const void* id = p.column_key().id();
+  if (how == follow::none) {
+    drop_rule(id);
+    return;
+  }
+  const bool unit = id == vnormal_.column_key().id() || id == fnormal_.column_key().id();
+  install_rule(detail::rule_kind<Handle>(), id, detail::make_rule(p, how, unit), &rule_named<Handle, T>);
+}
+
+template <class Handle, class T>
+void triangle_mesh::set_rule(property<Handle, T> p, follow_function<Handle, T> f) {
+  static_assert(!std::is_const_v<T>, "triangle_mesh::set_rule: a writable property is required");
+  if (!rule_key_ok(p)) throw usage_error("triangle_mesh::set_rule: a null property or one of the mesh's own columns");
+  if (!f) throw usage_error("triangle_mesh::set_rule: an empty function");
+  install_rule(detail::rule_kind<Handle>(), p.column_key().id(), detail::make_rule(p, std::move(f)),
+               &rule_named<Handle, T>);
+}
+
+inline void triangle_mesh::install_rule(int kind, const void* id, detail::rule_apply apply,
+                                        bool (*named)(const void*, std::string_view, const void*)) {
+  auto table = rules_ ? std::move(rules_) : std::make_unique<detail::rule_table>();
+  auto& list = table->by_kind[kind];
+  const auto it = std::find_if(list.begin(), list.end(), [&](const detail::rule_entry& r) { return r.id == id; });
+  try {
+    if (it != list.end())
+      it->apply = std::move(apply);
+    else
+      list.push_back({id, std::move(apply), named});
+  } catch (...) {
+    if (!table->empty()) rules_ = std::move(table);
+    throw;
+  }
+  rules_ = std::move(table);
+}
+
+inline void triangle_mesh::drop_rule(const void* id) noexcept {
+  if (!rules_) return;
+  for (auto& list : rules_->by_kind) std::erase_if(list, [&](const detail::rule_entry& r) { return r.id == id; });
+  if (rules_->empty()) rules_.reset();
+}
+
+template <class Batch>
+void triangle_mesh::apply_rules(int kind, const Batch& b) const {
+  const auto& list = rules_->by_kind[kind];
+  if (list.empty()) return;
+  const std::span<const detail::rule_target> t(b.targets, b.nt);
+  const std::span<const detail::rule_source> s(b.sources, b.ns);
+  if (t.empty()) return;
+  for (const detail::rule_entry& r : list) r.apply(t, s);
+}
+
+namespace detail {
+// The place of p's projection on segment ab, clamped to [0, 1] (1/2 for
+// a degenerate segment).
+inline double segment_parameter(const vec3& a, const vec3& b, const vec3& p) noexcept {
+  const vec3 d = b - a;
+  const double l2 = dot(d, d);
+  if (!(l2 > 0)) return 0.5;
+  const double t = dot(p - a, d) / l2;
+  return t < 0 ? 0.0 : (t > 1 ? 1.0 : t);
+}
+// The barycentric coordinates of p's projection on triangle abc, clamped
+// to the triangle (negative ones to 0, renormalised); 1/3 each for a
+// degenerate triangle.
+inline std::array<double, 3> barycentric(const vec3& a, const vec3& b, const vec3& c, const vec3& p) noexcept {
+  const vec3 v0 = b - a, v1 = c - a, v2 = p - a;
+  const double d00 = dot(v0, v0), d01 = dot(v0, v1), d11 = dot(v1, v1), d20 = dot(v2, v0), d21 = dot(v2, v1);
+  const double den = d00 * d11 - d01 * d01;
+  if (!(std::abs(den) > 1e-300)) return {1.0 / 3, 1.0 / 3, 1.0 / 3};
+  std::array<double, 3> w{0, (d11 * d20 - d01 * d21) / den, (d00 * d21 - d01 * d20) / den};
+  w[0] = 1 - w[1] - w[2];
+  double sum = 0;
+  for (double& x : w) sum += (x = (std::max)(x, 0.0));
+  if (!(sum > 0)) return {1.0 / 3, 1.0 / 3, 1.0 / 3};
+  for (double& x : w) x /= sum;
+  return w;
+}
+}  // namespace detail
+
+// Declared inline (and noinline, cold) in the class.
+void triangle_mesh::follow_split(Face f, Vertex v, const vec3& p) {
+  // f0: a -> b -> v, f: b -> c -> v, f2: c -> a -> v (split(Face) above);
+  // out(v) = v -> a, in f0, and its twin in f2.
+  const Face f0 = face(out_[v]), f2 = face(out_[v].opposite());
+  const Halfedge ab = half_[f0], bc = half_[f], ca = half_[f2];  // the old corners at b, c, a
+  const Halfedge bv = next(ab), va = next(bv), cv = next(bc), vb = next(cv), av = next(ca), vc = next(av);
+  const Vertex a = to(ca), b = to(ab), c = to(bc);
+  const auto w = detail::barycentric(position_[a], position_[b], position_[c], p);
+  using src = detail::rule_source;
+  if (!rules_->by_kind[0].empty()) {
+    detail::local_rule_batch<1, 3> vb_;
+    vb_.add_sorted(v.idx(), {src{a.idx(), w[0]}, src{b.idx(), w[1]}, src{c.idx(), w[2]}});
+    apply_rules(0, vb_);
+  }
+  if (!rules_->by_kind[1].empty()) {
+    detail::local_rule_batch<6, 12> hb;
+    for (const Halfedge into_v : {bv, cv, av})
+      hb.add_sorted(into_v.idx(), {src{ca.idx(), w[0]}, src{ab.idx(), w[1]}, src{bc.idx(), w[2]}});
+    hb.add(va.idx(), {src{ca.idx(), 1}});
+    hb.add(vb.idx(), {src{ab.idx(), 1}});
+    hb.add(vc.idx(), {src{bc.idx(), 1}});
+    apply_rules(1, hb);
+  }
+  if (!rules_->by_kind[2].empty()) {
+    detail::local_rule_batch<3, 1> eb;
+    for (const Halfedge x : {va, vb, vc}) eb.add(x.edge().idx(), {});
+    apply_rules(2, eb);
+  }
+  if (!rules_->by_kind[3].empty()) {
+    detail::local_rule_batch<2, 2> fb;
+    fb.add(f0.idx(), {src{f.idx(), 1}});
+    fb.add(f2.idx(), {src{f.idx(), 1}});
+    apply_rules(3, fb);
+  }
+}
+
+// Declared inline (and noinline, cold) in the class.
+void triangle_mesh::follow_split(Edge e, Vertex v, const vec3& p) {
+  // After: h0: a -> v, vb: v -> b (the new edge), bv = vb's twin, h1: v -> a;
+  // a face (a, b, c) beside h0 became (a, v, c) = (h0, cut_f, pn) and
+  // (v, b, c) = (vb, n, cut_f's twin); a face (b, a, d) beside h1 became
+  // (b, v, d) = (bv, cut_g, pm) and (v, a, d) = (h1, m1, cut_g's twin).
+  // On a boundary side, pn (pm) is the loop's halfedge into a (b).
+  const Halfedge h0 = e.halfedge(0), h1 = e.halfedge(1);
+  struct {
+    Vertex a, b;
+    Face fh, fo;
+    Halfedge pn, n, pm, m1;
+  } was;
+  const bool f_side = !is_boundary(h0), g_side = !is_boundary(h1);
+  const Halfedge cut_f = f_side ? next(h0) : Halfedge();
+  const Halfedge vb = f_side ? next(cut_f.opposite()) : next(h0), bv = vb.opposite();
+  const Halfedge cut_g = g_side ? next(bv) : Halfedge();
+  was.a = to(h1), was.b = to(vb);
+  was.fh = face(h0), was.fo = face(bv);
+  was.pn = f_side ? next(cut_f) : prev(h0);
+  was.n = f_side ? next(vb) : Halfedge();
+  was.pm = g_side ? next(cut_g) : prev(bv);
+  was.m1 = g_side ? next(h1) : Halfedge();
+  const double t = detail::segment_parameter(position_[was.a], position_[was.b], p);
+  const double wa = 1 - t, wb = t;
+  using src = detail::rule_source;
+  if (!rules_->by_kind[0].empty()) {
+    detail::local_rule_batch<1, 2> b;
+    b.add_sorted(v.idx(), {src{was.a.idx(), wa}, src{was.b.idx(), wb}});
+    apply_rules(0, b);
+  }
+  if (!rules_->by_kind[1].empty()) {
+    detail::local_rule_batch<7, 12> b;
+    // Face (or loop) of h0: corners at a = pn, at b = h0, at c = n.
+    b.add_sorted(h0.idx(), {src{was.pn.idx(), wa}, src{h0.idx(), wb}});
+    b.add(vb.idx(), {src{h0.idx(), 1}});
+    if (cut_f.is_valid()) {
+      b.add(cut_f.idx(), {src{was.n.idx(), 1}});
+      b.add_sorted(cut_f.opposite().idx(), {src{was.pn.idx(), wa}, src{h0.idx(), wb}});
+    }
+    // Face (or loop) of h1: corners at a = h1, at b = pm, at d = m1.
+    b.add_sorted(bv.idx(), {src{h1.idx(), wa}, src{was.pm.idx(), wb}});
+    if (cut_g.is_valid()) {
+      b.add(cut_g.idx(), {src{was.m1.idx(), 1}});
+      b.add_sorted(cut_g.opposite().idx(), {src{h1.idx(), wa}, src{was.pm.idx(), wb}});
+    }
+    apply_rules(1, b);
+  }
+  if (!rules_->by_kind[2].empty()) {
+    detail::local_rule_batch<3, 1> b;
+    b.add(vb.edge().idx(), {src{e.idx(), 1}});
+    if (cut_f.is_valid()) b.add(cut_f.edge().idx(), {});
+    if (cut_g.is_valid()) b.add(cut_g.edge().idx(), {});
+    apply_rules(2, b);
+  }
+  if (!rules_->by_kind[3].empty()) {
+    detail::local_rule_batch<2, 2> b;
+    if (cut_f.is_valid()) b.add(face(cut_f.opposite()).idx(), {src{was.fh.idx(), 1}});
+    if (cut_g.is_valid()) b.add(face(cut_g.opposite()).idx(), {src{was.fo.idx(), 1}});
+    apply_rules(3, b);
+  }
+}
+
+// Declared inline (and noinline, cold) in the class.
+void triangle_mesh::follow_collapse(Halfedge h0, const vec3& p) {
+  const Vertex a = from(h0), b = to(h0);
+  const double s = detail::segment_parameter(position_[a], position_[b], p);
+  const double wa = 1 - s, wb = s;
+  using src = detail::rule_source;
+  // Face beside h0: a -> b (h0), b -> x (x1), x -> a (x2): x2's edge goes,
+  // x1 takes x2's twin's place in the face beyond. Beside h0's twin:
+  // b -> a, a -> y (y1), y -> b (y2): y1's edge goes, y2 takes y1's twin's.
+  const Halfedge o = h0.opposite();
+  const Halfedge x1 = is_boundary(h0) ? Halfedge() : next(h0), x2 = x1.is_valid() ? next(x1) : Halfedge();
+  const Halfedge y1 = is_boundary(o) ? Halfedge() : next(o), y2 = y1.is_valid() ? next(y1) : Halfedge();
+  if (!rules_->by_kind[0].empty()) {
+    detail::local_rule_batch<1, 2> bt;
+    bt.add(b.idx(), {src{a.idx(), wa}, src{b.idx(), wb}});
+    apply_rules(0, bt);
+  }
+  if (!rules_->by_kind[1].empty() && (x1.is_valid() || y1.is_valid())) {
+    // A corner at a (a halfedge into a) becomes one at b, moved by the
+    // displacement from a's corner to b's in a face beside the edge:
+    // D = wb (corner at b - corner at a), as sources {h0: wb, x2: -wb}.
+    const std::array<src, 2> d = x1.is_valid() ? std::array<src, 2>{src{h0.idx(), wb}, src{x2.idx(), -wb}}
+                                               : std::array<src, 2>{src{y2.idx(), wb}, src{o.idx(), -wb}};
+    detail::bulk_rule_batch bt;
+    if (x1.is_valid()) bt.add(x1.idx(), {src{x2.opposite().idx(), 1}});
+    if (y1.is_valid()) bt.add(y2.idx(), {src{y1.opposite().idx(), 1}, d[0], d[1]}, true);
+    for (const Halfedge g : out_halfedges(a)) {
+      const Halfedge in = g.opposite();
+      if (in == x2 || in == o || (y1.is_valid() && in == y1.opposite())) continue;
+      bt.add(in.idx(), {src{in.idx(), 1}, d[0], d[1]}, true);
+    }
+    struct {
+      const detail::rule_target* targets;
+      const detail::rule_source* sources;
+      std::uint32_t nt, ns;
+    } view{bt.targets.data(), bt.sources.data(), static_cast<std::uint32_t>(bt.targets.size()),
+           static_cast<std::uint32_t>(bt.sources.size())};
+    apply_rules(1, view);
+  }
+  if (!rules_->by_kind[2].empty()) {
+    detail::local_rule_batch<2, 4> bt;
+    if (x1.is_valid()) bt.add(x1.edge().idx(), {src{x2.edge().idx(), wa}, src{x1.edge().idx(), wb}});
+    if (y1.is_valid()) bt.add(y2.edge().idx(), {src{y1.edge().idx(), wa}, src{y2.edge().idx(), wb}});
+    apply_rules(2, bt);
+  }
+}
+
+// Declared inline (and noinline, cold) in the class.
+void triangle_mesh::follow_flip(Edge e) {
+  if (rules_->by_kind[1].empty()) return;
+  const Halfedge h = e.halfedge(0), o = e.halfedge(1);
+  using src = detail::rule_source;
+  detail::local_rule_batch<2, 2> bt;
+  bt.add(h.idx(), {src{next(h).idx(), 1}});  // d -> c: the corner at c of b -> c
+  bt.add(o.idx(), {src{next(o).idx(), 1}});  // c -> d: the corner at d of a -> d
+  apply_rules(1, bt);
+}
+
+// Declared inline (and noinline, cold) in the class. The plan names its
+// targets by tag (detail::four_split_plan): old elements by handle, new
+// ones by what they are made for, resolved after the split.
+std::unique_ptr<detail::four_split_plan> triangle_mesh::plan_split_into_four(std::span<const Edge> old_edges,
+                                                                             std::span<const vec3> points,
+                                                                             std::span<const Face> old_faces,
+                                                                             subdivision_masks masks) const {
+  using src = detail::rule_source;
+  using tag = detail::four_split_plan::tag;
+  auto plan = std::make_unique<detail::four_split_plan>();
+  const bool loop = masks == subdivision_masks::loop;
+  std::uint32_t bound = 0;
+  for (const Edge e : old_edges) bound = (std::max)(bound, e.idx() + 1);
+  // t of every old edge: the new point's place from to(halfedge(1)) to
+  // to(halfedge(0)) (1/2 with Loop's masks).
+  std::vector<double> t_of(bound, 0.5);
+  std::vector<std::uint32_t> rank_of(bound);
+  for (std::size_t i = 0; i < old_edges.size(); ++i) {
+    const Edge e = old_edges[i];
+    rank_of[e.idx()] = static_cast<std::uint32_t>(i);
+    if (!loop)
+      t_of[e.idx()] = detail::segment_parameter(position_[to(e.halfedge(1))], position_[to(e.halfedge(0))], points[i]);
+  }
+  if (!rules_->by_kind[0].empty()) {
+    auto& v = plan->kinds[0];
+    for (const Edge e : old_edges) {
+      const Halfedge h0 = e.halfedge(0), h1 = e.halfedge(1);
+      const Vertex a = to(h1), b = to(h0);
+      if (!loop || is_boundary(e)) {
+        const double t = t_of[e.idx()];
+        if (t > 0.5)
+          v.add(tag::new_vertex, e.idx(), {src{b.idx(), t}, src{a.idx(), 1 - t}});
+        else
+          v.add(tag::new_vertex, e.idx(), {src{a.idx(), 1 - t}, src{b.idx(), t}});
+      } else {
+        v.add(
+            tag::new_vertex, e.idx(),
+            {src{a.idx(), 0.375}, src{b.idx(), 0.375}, src{to(next(h0)).idx(), 0.125}, src{to(next(h1)).idx(), 0.125}});
+      }
+    }
+    if (loop)
+      for (const Vertex x : vertices()) {
+        if (is_isolated(x)) continue;
+        if (const Halfedge bo = out_[x]; is_boundary(bo)) {
+          v.add(tag::old, x.idx(), {src{x.idx(), 0.75}, src{to(bo).idx(), 0.125}, src{from(prev(bo)).idx(), 0.125}});
+          continue;
+        }
+        const double n = static_cast<double>(valence(x));
+        const double c = 0.375 + 0.25 * std::cos(2 * std::numbers::pi / n);
+        const double beta = (0.625 - c * c) / n;
+        v.add(tag::old, x.idx(), {src{x.idx(), 1.0 - n * beta}});
+        for (const Vertex w : vertices_around(x)) v.push({w.idx(), beta});
+      }
+  }
+  if (!rules_->by_kind[1].empty()) {
+    auto& h = plan->kinds[1];
+    // prev of a boundary halfedge along its loop (of a face one: next^2).
+    std::vector<Halfedge> loop_prev(2 * static_cast<std::size_t>(bound));
+    for (const Edge e : old_edges)
+      for (unsigned side = 0; side < 2; ++side)
+        if (const Halfedge x = e.halfedge(side); is_boundary(x)) loop_prev[next(x).idx()] = x;
+    const auto prev_of = [&](Halfedge x) { return is_boundary(x) ? loop_prev[x.idx()] : next(next(x)); };
+    // The corner into the middle of x (from u to w) in x's face: u's corner
+    // prev_of(x) and w's corner x, weighted by the point's place.
+    const auto add_mid = [&](tag g, std::uint32_t target, Halfedge x) {
+      const double t = x.side() == 0 ? t_of[x.idx() >> 1] : 1 - t_of[x.idx() >> 1];
+      const Halfedge u = prev_of(x);
+      if (t > 0.5)
+        h.add(g, target, {src{x.idx(), t}, src{u.idx(), 1 - t}});
+      else
+        h.add(g, target, {src{u.idx(), 1 - t}, src{x.idx(), t}});
+    };
+    for (const Edge e : old_edges) {
+      // first(x): x for side 0, n1 for side 1; second(x) of side 0: n0.
+      add_mid(tag::old, e.halfedge(0).idx(), e.halfedge(0));
+      add_mid(tag::new_half1, e.idx(), e.halfedge(1));
+      h.add(tag::new_half0, e.idx(), {src{e.halfedge(0).idx(), 1}});
+    }
+    const auto rank = [&](Halfedge x) { return rank_of[x.idx() >> 1]; };
+    for (std::size_t i = 0; i < old_faces.size(); ++i) {
+      const Face f = old_faces[i];
+      Halfedge x = half_[f];
+      if (rank(next(x)) > rank(x)) x = next(x);
+      if (rank(next(next(half_[f]))) > rank(x)) x = next(next(half_[f]));
+      const Halfedge y = next(x), z = next(y);
+      const auto j = static_cast<std::uint32_t>(6 * i);  // inner edge 3i + k, half s: 6i + 2k + s
+      add_mid(tag::inner_half, j, y), add_mid(tag::inner_half, j + 1, x);
+      add_mid(tag::inner_half, j + 2, z), add_mid(tag::inner_half, j + 3, y);
+      add_mid(tag::inner_half, j + 4, x), add_mid(tag::inner_half, j + 5, z);
+    }
+  }
+  if (!rules_->by_kind[2].empty()) {
+    auto& eb = plan->kinds[2];
+    for (const Edge e : old_edges) eb.add(tag::new_edge, e.idx(), {src{e.idx(), 1}});
+    for (std::uint32_t j = 0; j < 3 * old_faces.size(); ++j) eb.add(tag::inner_edge, j, {});
+  }
+  if (!rules_->by_kind[3].empty()) {
+    auto& fb = plan->kinds[3];
+    for (std::size_t i = 0; i < old_faces.size(); ++i)
+      for (std::uint32_t k = 0; k < 3; ++k)
+        fb.add(tag::corner_face, static_cast<std::uint32_t>(3 * i + k), {src{old_faces[i].idx(), 1}});
+  }
+  return plan;
+}
+
+// Declared inline (and noinline, cold) in the class.
+void triangle_mesh::follow_split_into_four(const detail::four_split_plan& plan, const std::vector<Edge>& split_of,
+                                           const std::vector<Edge>& inner, const std::vector<Face>& corner) {
+  using tag = detail::four_split_plan::tag;
+  for (int kind = 0; kind < 4; ++kind) {
+    const auto& k = plan.kinds[kind];
+    if (k.targets.empty()) continue;
+    std::vector<detail::rule_target> targets(k.targets);
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      const std::uint32_t a = targets[i].idx;
+      switch (k.tags[i]) {
+        case tag::old:
+          break;
+        case tag::new_vertex:
+          targets[i].idx = to(split_of[a].halfedge(1)).idx();
+          break;
+        case tag::new_half0:
+          targets[i].idx = split_of[a].halfedge(0).idx();
+          break;
+        case tag::new_half1:
+          targets[i].idx = split_of[a].halfedge(1).idx();
+          break;
+        case tag::inner_half:
+          targets[i].idx = inner[a / 2].halfedge(a % 2).idx();
+          break;
+        case tag::new_edge:
+          targets[i].idx = split_of[a].idx();
+          break;
+        case tag::inner_edge:
+          targets[i].idx = inner[a].idx();
+          break;
+        case tag::corner_face:
+          targets[i].idx = corner[a].idx();
+          break;
+      }
+    }
+    struct {
+      const detail::rule_target* targets;
+      const detail::rule_source* sources;
+      std::uint32_t nt, ns;
+    } view{targets.data(), k.sources.data(), static_cast<std::uint32_t>(targets.size()),
+           static_cast<std::uint32_t>(k.sources.size())};
+    apply_rules(kind, view);
   }
 }
 
