@@ -384,7 +384,7 @@ TEST_CASE("split_collapse: interpolate and keep give back every value", "[rules]
   for (const Face f : m.faces()) CHECK(fid[f] == static_cast<int>(f.idx()));
 }
 
-TEST_CASE("decimate: a callback that counts merged vertices; serial and parallel", "[rules]") {
+TEST_CASE("decimate: a callback that counts merged vertices, serial and parallel", "[rules]") {
   for (const execution how : {execution::serial, execution::openmp}) {
     if (!available(how)) continue;
     const soup s = grid_soup(16);
@@ -436,7 +436,7 @@ TEST_CASE("remesh: a linear function follows splits, collapses and flips", "[rul
   check_corners_at_targets(m, uv);
 }
 
-TEST_CASE("rules: none and removal write nothing; misuse is refused", "[rules]") {
+TEST_CASE("rules: none and removal write nothing, misuse is refused", "[rules]") {
   auto m = make({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, {{{0, 1, 2}}});
   CHECK(!m.has_rules());
   auto p = m.add_property<Vertex, double>("p", init);
