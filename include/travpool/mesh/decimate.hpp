@@ -39,8 +39,16 @@
 // with a boundary halfedge moves or is removed; every vertex's quadric is
 // the sum of the input face quadrics of the vertices merged into it.
 //
-// Parallel (execution::openmp / execution::tbb): see decimate()'s comment
-// and docs/mesh.md "Decimation".
+// Parallel (execution::openmp / execution::tbb; parallel_phase below,
+// docs/mesh.md "Decimation"): one shared mesh, its vertices cut into Morton
+// chunks, each with a heap of the collapses that delete its own vertices,
+// run under per-vertex try-locks. The work goes in rounds with a global
+// cost cap: the cost below which the cheapest half of the collapses still
+// to do lie; every chunk collapses its items up to the cap, cheapest first.
+// So no chunk runs ahead of the others into costlier edges, and the order
+// stays the serial one up to the spread below each cap (Hausdorff distance
+// within 10 % of the serial result's on the meshes of docs/mesh.md). When
+// at most 1/32 of the collapses are left, the serial loop does the rest.
 #pragma once
 
 #include <algorithm>
@@ -50,7 +58,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -172,6 +179,15 @@ class basic_heap {
     for (std::size_t i = v_.size() / 4 + 1; i-- > 0;)
       if (i < v_.size()) down(i);
   }
+  // The items, in heap order (unordered for a reader).
+  const std::vector<Item>& items() const noexcept { return v_; }
+  // Keeps the items with keep(item), then heapify(): O(n).
+  template <class Keep>
+  void filter(Keep&& keep) {
+    v_.erase(std::remove_if(v_.begin(), v_.end(), [&](const Item& x) { return !keep(x); }), v_.end());
+    heapify();
+  }
+  const Item& top() const noexcept { return v_[0]; }
   void push(Item x) {
     std::size_t i = v_.size();
     v_.push_back(x);
@@ -425,12 +441,18 @@ class decimator {
 //   chunks    vertices sorted by the Morton code of their position, cut into
 //             K contiguous chunks; owner[v] = its chunk
 //   items     (cost, h, seed = from(h)) in the heap of owner(seed): a
-//             collapse only ever deletes a vertex of the chunk that runs it
+//             collapse only ever deletes a vertex of the chunk that runs it.
+//             An edge recomputed by a chunk that owns neither end goes to
+//             that chunk's orphan list, handed to its owner between rounds
+//   rounds    each round has a global cost cap: the k-th smallest cost of
+//             the current items, k = a fraction of the collapses left; every
+//             chunk collapses its items of cost <= cap, cheapest first (new
+//             items under the cap too), so the order is the serial one up to
+//             the spread below the cap: no chunk runs ahead of the others
 //   locks     lock[v] (std::atomic_ref, 0 free): the seed, then its ring
 //             (b among them), then b's ring; any failed try-lock releases
-//             all and defers the item
-//   quota     each chunk collapses at most its share of the collapses,
-//             proportional to its faces; deferred items are retried once
+//             all and defers the item, retried once at the end of the
+//             chunk's round, then left in its heap for the next round
 //   pools     switched to concurrent use for the phase (set_concurrent,
 //             detail/parallel_edit.hpp): m.collapse's deletions run from
 //             every thread at once; everything else reads or writes only
@@ -439,10 +461,20 @@ class decimator {
 //             creates nothing; parallel_edit.hpp's edit_session keeps
 //             them as columns for edits that create vertices.)
 //
-// Afterwards the serial finish rebuilds one heap of every edge and goes on
-// to the target.
+// Rounds go on while more than a few percent of the collapses are left;
+// then the serial finish rebuilds one heap of every edge and goes on to
+// the exact target.
 class parallel_phase {
  public:
+  // A chunk's state across rounds, written only by the thread running it.
+  struct chunk_state {
+    chunk_heap heap;
+    std::vector<std::uint32_t> orphans;  // edges recomputed here, owned elsewhere
+    std::vector<chunk_item> deferred;
+    std::size_t parallel = 0, retried = 0, round_done = 0;
+    double max_error = 0;
+  };
+
   parallel_phase(triangle_mesh& m, decimator& d) : m_(m), d_(d) {}
 
   // Builds the chunks: K = 8 * threads of them.
@@ -477,13 +509,12 @@ class parallel_phase {
     removed_.assign(d_.q_.size(), 0);
     for (std::size_t i = 0; i < code.size(); ++i)
       owner_[code[i].second] = static_cast<std::uint32_t>(i * chunks_ / code.size());
-    chunk_faces_.assign(chunks_, 0);
-    m_.faces().for_each([&](Face f) { ++chunk_faces_[owner_[m_.to(m_.halfedge(f)).idx()]]; });
     first_.assign(chunks_ + 1, 0);
     for (std::size_t i = 0; i < code.size(); ++i) ++first_[owner_[code[i].second] + 1];
     for (std::size_t c = 0; c < chunks_; ++c) first_[c + 1] += first_[c];
     order_.resize(code.size());
     for (std::size_t i = 0; i < code.size(); ++i) order_[i] = code[i].second;  // sorted: chunks contiguous
+    state_.assign(chunks_, chunk_state{});
   }
 
   std::size_t chunks() const noexcept { return chunks_; }
@@ -518,10 +549,45 @@ class parallel_phase {
     hs.n = 0;
   }
 
-  // Pushes the collapse of e into our heap if it deletes one of our
-  // vertices (turned around when both ends are interior); requires e's
-  // ends locked. Always rewrites e's cost, so older items go stale.
-  void push_owned(chunk_heap& heap, Edge e, std::uint32_t me) {
+  // Chunk c's seeds: an item for each edge at its vertices that deletes
+  // one of them. Run before any collapse, so it only reads the mesh (two
+  // chunks may store the same cost of a shared edge: atomic, equal).
+  void seed(std::size_t c) {
+    chunk_heap& heap = state_[c].heap;
+    heap.reserve(4 * (first_[c + 1] - first_[c]));
+    for (std::size_t i = first_[c]; i < first_[c + 1]; ++i) {
+      const Vertex a(order_[i]);
+      for (const Halfedge g : m_.out_halfedges(a)) {
+        Halfedge h;
+        vec3 p;
+        double cost;
+        if (!d_.evaluate(g.edge(), h, p, cost) || m_.from(h) != a) continue;
+        const float cf = static_cast<float>(cost);
+        store_cost(g.edge(), cf);
+        heap.append({cf, h.idx(), a.idx()});
+      }
+    }
+    heap.heapify();
+  }
+
+  // The item of edge e, whose cost was just computed as c: deleting
+  // from(h), or to(h) when both ends are interior and only to(h) is
+  // chunk me's. False if neither end may be deleted by me.
+  bool own(Halfedge& h, float c, std::uint32_t me, chunk_item& it) const noexcept {
+    Vertex a = m_.from(h);
+    if (owner_[a.idx()] != me) {
+      const Vertex b = m_.to(h);
+      if (owner_[b.idx()] != me || m_.is_boundary(a) || m_.is_boundary(b)) return false;
+      h = h.opposite(), a = b;
+    }
+    it = {c, h.idx(), a.idx()};
+    return true;
+  }
+
+  // Recomputes e's cost (so older items go stale) and pushes its collapse
+  // into our heap if it deletes one of our vertices, else onto our orphan
+  // list; requires e's ends locked.
+  void push_owned(chunk_state& st, Edge e, std::uint32_t me) {
     Halfedge h;
     vec3 p;
     double cost;
@@ -531,17 +597,14 @@ class parallel_phase {
     }
     const float c = static_cast<float>(cost);
     store_cost(e, c);
-    Vertex a = m_.from(h);
-    if (owner_[a.idx()] != me) {
-      const Vertex b = m_.to(h);
-      if (owner_[b.idx()] != me || m_.is_boundary(a) || m_.is_boundary(b)) return;
-      h = h.opposite(), a = b;
-    }
-    heap.push({c, h.idx(), a.idx()});
+    if (chunk_item it; own(h, c, me, it))
+      st.heap.push(it);
+    else
+      st.orphans.push_back(e.idx());
   }
 
   // One item: 1 collapsed, 0 skipped (stale or refused), -1 deferred.
-  int attempt(const chunk_item& it, chunk_heap& heap, std::uint32_t me, const decimate_options& o, decimate_result& r,
+  int attempt(const chunk_item& it, chunk_state& st, std::uint32_t me, const decimate_options& o,
               std::atomic<std::size_t>& faces, std::size_t target) {
     const Halfedge h(it.half);
     const Vertex a(it.seed);
@@ -583,70 +646,77 @@ class parallel_phase {
     removed_[a.idx()] = 1;
     for (const Edge g : gone)
       if (g.is_valid()) store_cost(g, decimator::dead);
-    {
-      std::lock_guard<std::mutex> g(stats_);
-      r.max_error = (std::max)(r.max_error, err);
-    }
-    for (const Halfedge g : m_.out_halfedges(b)) push_owned(heap, g.edge(), me);
+    st.max_error = (std::max)(st.max_error, err);
+    for (const Halfedge g : m_.out_halfedges(b)) push_owned(st, g.edge(), me);
     release(hs);
     return 1;
   }
 
-  // Runs chunk c: collapses up to its quota of its cheapest edges, then
-  // retries the deferred items once.
-  void run_chunk(std::size_t c, std::size_t total_collapses, std::size_t total_faces, const decimate_options& o,
-                 decimate_result& r, std::atomic<std::size_t>& faces, std::size_t target) {
+  // One round of chunk c: collapses its items of cost <= cap, cheapest
+  // first, then retries the deferred ones once; those deferred again stay
+  // in its heap. Drops the stale items at the end.
+  void run_round(std::size_t c, float cap, const decimate_options& o, std::atomic<std::size_t>& faces,
+                 std::size_t target) {
     const auto me = static_cast<std::uint32_t>(c);
-    const std::size_t quota = total_faces == 0 ? 0 : total_collapses * chunk_faces_[c] / total_faces;
-    chunk_heap heap;
-    heap.reserve(4 * (first_[c + 1] - first_[c]));
-    // Seeds: under the seed's lock and its ring's, as every read here.
-    for (std::size_t i = first_[c]; i < first_[c + 1]; ++i) {
-      const Vertex a(order_[i]);
-      held hs;
-      if (!try_lock(hs, a, me)) continue;  // a neighbour's op: a's edges come back through it
-      bool ok = true;
-      for (const Halfedge g : m_.out_halfedges(a))
-        if (!try_lock(hs, m_.to(g), me)) {
-          ok = false;
-          break;
-        }
-      if (ok)
-        for (const Halfedge g : m_.out_halfedges(a)) {
-          Halfedge h;
-          vec3 p;
-          double cost;
-          if (!d_.evaluate(g.edge(), h, p, cost) || m_.from(h) != a) continue;
-          const float cf = static_cast<float>(cost);
-          store_cost(g.edge(), cf);
-          heap.push({cf, h.idx(), a.idx()});
-        }
-      release(hs);
-    }
-    std::vector<chunk_item> deferred;
+    chunk_state& st = state_[c];
+    st.deferred.clear();
     std::size_t done = 0, retried = 0;
-    while (done < quota && !heap.empty()) {
-      const chunk_item it = heap.pop();
-      const int res = attempt(it, heap, me, o, r, faces, target);
+    while (!st.heap.empty() && st.heap.top().cost <= cap) {
+      const chunk_item it = st.heap.pop();
+      const int res = attempt(it, st, me, o, faces, target);
       if (res > 0) ++done;
-      if (res < 0) deferred.push_back(it);
+      if (res < 0) st.deferred.push_back(it);
     }
-    for (const chunk_item& it : deferred) {
-      if (done >= quota) break;
-      if (attempt(it, heap, me, o, r, faces, target) > 0) ++done, ++retried;
+    for (const chunk_item& it : st.deferred) {
+      const int res = attempt(it, st, me, o, faces, target);
+      if (res > 0) ++done, ++retried;
+      if (res < 0) st.heap.push(it);
     }
-    parallel_.fetch_add(done - retried, std::memory_order_relaxed);
-    retried_.fetch_add(retried, std::memory_order_relaxed);
+    st.heap.filter(
+        [&](const chunk_item& x) { return !removed_[x.seed] && load_cost(Halfedge(x.half).edge()) == x.cost; });
+    st.parallel += done - retried;
+    st.retried += retried;
+    st.round_done = done;
   }
 
-  std::mutex stats_;
-  std::atomic<std::size_t> parallel_{0}, retried_{0};
+  // Between rounds (serial): hands each orphan edge to its owner's heap,
+  // and returns the cap of the next round: the k-th smallest cost of the
+  // current items (+inf if there are fewer), or -1 if there is none.
+  float next_cap(std::size_t k) {
+    for (std::size_t c = 0; c < chunks_; ++c) {
+      for (const std::uint32_t ei : state_[c].orphans) {
+        const Edge e(ei);
+        const float c0 = d_.cost_[ei];
+        if (c0 == decimator::dead) continue;  // deleted or not collapsible
+        Halfedge h;
+        vec3 p;
+        double cost;
+        if (!d_.evaluate(e, h, p, cost) || static_cast<float>(cost) != c0) continue;
+        // The item deletes from(h), or to(h) turned around (own()).
+        const std::uint32_t ca = owner_[m_.from(h).idx()], cb = owner_[m_.to(h).idx()];
+        if (chunk_item it; own(h, c0, ca, it))
+          state_[ca].heap.push(it);
+        else if (own(h, c0, cb, it))
+          state_[cb].heap.push(it);
+      }
+      state_[c].orphans.clear();
+    }
+    costs_.clear();
+    for (std::size_t c = 0; c < chunks_; ++c)
+      for (const chunk_item& it : state_[c].heap.items()) costs_.push_back(it.cost);
+    if (costs_.empty()) return -1;
+    if (k >= costs_.size()) return (std::numeric_limits<float>::max)();
+    std::nth_element(costs_.begin(), costs_.begin() + static_cast<std::ptrdiff_t>(k), costs_.end());
+    return costs_[k];
+  }
+
   triangle_mesh& m_;
   decimator& d_;
   std::size_t chunks_ = 1;
   std::vector<std::uint32_t> owner_, lock_, first_, order_;
   std::vector<std::uint8_t> removed_;
-  std::vector<std::size_t> chunk_faces_;
+  std::vector<chunk_state> state_;
+  std::vector<float> costs_;
 };
 
 inline void check(triangle_mesh& m, const decimate_options& o, execution how) {
@@ -684,7 +754,9 @@ inline namespace TRAVPOOL_MESH_BACKEND {
 // triangle mesh (m.validate() fails: after low-level edits that left a
 // non-manifold vertex, a non-triangle face, ...); std::bad_alloc (m may be
 // partly decimated, still valid).
-// Complexity: O((E + collapses * valence) log E) serially.
+// Complexity: O((E + collapses * valence) log E) serially; in parallel
+// the same work split over the threads, plus O(E) serially per round
+// (about log2(32) / log2(4 / 3), 12 rounds).
 // Thread safety: m must not be used by others meanwhile.
 inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, execution how = execution::serial) {
   detail::decimation::check(m, o, how);
@@ -708,33 +780,49 @@ inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, exe
       } concurrent(m);
       detail::decimation::parallel_phase pp(m, d);
       pp.partition(threads);
-      std::atomic<std::size_t> left(faces);
-      const std::size_t total = (faces - o.target_faces) / 2;
       [[maybe_unused]] const std::size_t n = pp.chunks();
-      const std::size_t total_faces = faces;
-      [[maybe_unused]] auto chunk = [&](std::size_t c) {
-        pp.run_chunk(c, total, total_faces, o, r, left, o.target_faces);
-      };
+      // Runs f(c) for every chunk c on `threads` threads.
+      [[maybe_unused]] auto for_chunks = [&](auto&& f) {
 #if defined(_OPENMP)
-      if (how == execution::openmp) {
-        const auto nn = static_cast<std::ptrdiff_t>(n);
+        if (how == execution::openmp) {
+          const auto nn = static_cast<std::ptrdiff_t>(n);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(static_cast <int>(threads))
-        for (std::ptrdiff_t c = 0; c < nn; ++c) chunk(static_cast<std::size_t>(c));
-      }
+          for (std::ptrdiff_t c = 0; c < nn; ++c) f(static_cast<std::size_t>(c));
+        }
 #endif
 #if TRAVPOOL_MESH_TBB
-      if (how == execution::tbb) {
-        tbb::task_arena arena(static_cast<int>(threads));
-        arena.execute([&] {
-          tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1), [&](const tbb::blocked_range<std::size_t>& rg) {
-            for (std::size_t c = rg.begin(); c != rg.end(); ++c) chunk(c);
+        if (how == execution::tbb) {
+          tbb::task_arena arena(static_cast<int>(threads));
+          arena.execute([&] {
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1), [&](const tbb::blocked_range<std::size_t>& rg) {
+              for (std::size_t c = rg.begin(); c != rg.end(); ++c) f(c);
+            });
           });
-        });
-      }
+        }
 #endif
+      };
+      for_chunks([&](std::size_t c) { pp.seed(c); });
+      std::atomic<std::size_t> left(faces);
+      const std::size_t total = (faces - o.target_faces) / 2;
+      // Rounds while more than 1/32 of the collapses (and 16) are left;
+      // each caps the cost at the (todo / 2)-th cheapest current item.
+      // (Collapses raise their neighbours' costs: a round does about a
+      // quarter of those left.)
+      for (std::size_t round = 0; round < 64; ++round) {
+        const std::size_t todo = (left.load() - o.target_faces) / 2;
+        if (todo <= (std::max)(std::size_t{16}, total / 32)) break;
+        const float cap = pp.next_cap(todo / 2);
+        if (cap < 0) break;
+        for_chunks([&](std::size_t c) { pp.run_round(c, cap, o, left, o.target_faces); });
+        std::size_t done = 0;
+        for (const auto& st : pp.state_) done += st.round_done;
+        if (done == 0) break;
+      }
       faces = left.load();
-      r.parallel = pp.parallel_.load();
-      r.retried = pp.retried_.load();
+      for (const auto& st : pp.state_) {
+        r.parallel += st.parallel, r.retried += st.retried;
+        r.max_error = (std::max)(r.max_error, st.max_error);
+      }
       r.collapses = r.parallel + r.retried;
     }
     // The serial tail and finish: one heap of every edge, to the target.
