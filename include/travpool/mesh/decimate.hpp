@@ -672,8 +672,7 @@ class parallel_phase {
       if (res > 0) ++done, ++retried;
       if (res < 0) st.heap.push(it);
     }
-    st.heap.filter(
-        [&](const chunk_item& x) { return !removed_[x.seed] && load_cost(Halfedge(x.half).edge()) == x.cost; });
+    st.heap.filter([&](const chunk_item& x) { return current(x, load_cost(Halfedge(x.half).edge())); });
     st.parallel += done - retried;
     st.retried += retried;
     st.round_done = done;
@@ -681,7 +680,8 @@ class parallel_phase {
 
   // Between rounds (serial): hands each orphan edge to its owner's heap,
   // and returns the cap of the next round: the k-th smallest cost of the
-  // current items (+inf if there are fewer), or -1 if there is none.
+  // current items (estimated from a sample of them on large meshes; the
+  // largest float if there are fewer), or -1 if there is none.
   float next_cap(std::size_t k) {
     for (std::size_t c = 0; c < chunks_; ++c) {
       for (const std::uint32_t ei : state_[c].orphans) {
@@ -701,14 +701,30 @@ class parallel_phase {
       }
       state_[c].orphans.clear();
     }
+    // A sample of every stride-th item (all of them up to `sample`
+    // items), the current ones' costs: O(sample + chunks).
+    std::size_t items = 0;
+    for (std::size_t c = 0; c < chunks_; ++c) items += state_[c].heap.size();
+    const std::size_t stride = (std::max)(std::size_t{1}, items / sample);
     costs_.clear();
-    for (std::size_t c = 0; c < chunks_; ++c)
-      for (const chunk_item& it : state_[c].heap.items()) costs_.push_back(it.cost);
+    std::size_t phase = 0;
+    for (std::size_t c = 0; c < chunks_; ++c) {
+      const auto& v = state_[c].heap.items();
+      std::size_t i = phase;
+      for (; i < v.size(); i += stride)
+        if (current(v[i], d_.cost_[Halfedge(v[i].half).edge().idx()])) costs_.push_back(v[i].cost);
+      phase = i - v.size();
+    }
     if (costs_.empty()) return -1;
-    if (k >= costs_.size()) return (std::numeric_limits<float>::max)();
-    std::nth_element(costs_.begin(), costs_.begin() + static_cast<std::ptrdiff_t>(k), costs_.end());
-    return costs_[k];
+    const std::size_t j = k / stride;
+    if (j >= costs_.size()) return (std::numeric_limits<float>::max)();
+    std::nth_element(costs_.begin(), costs_.begin() + static_cast<std::ptrdiff_t>(j), costs_.end());
+    return costs_[j];
   }
+  static constexpr std::size_t sample = 16384;
+
+  // Whether item x is current, given its edge's cost c.
+  bool current(const chunk_item& x, float c) const noexcept { return !removed_[x.seed] && c == x.cost; }
 
   triangle_mesh& m_;
   decimator& d_;
