@@ -2,11 +2,18 @@
 // one shared mesh, OpenMP and TBB: the result is valid, at the target, its
 // boundary unchanged, its faces outward on a sphere, most collapses ran in
 // parallel, and its quality is close to the serial result's (symmetric
-// Hausdorff distance to the input, smallest angles). Small meshes: TSan
-// runs it (label threads).
+// Hausdorff distance to the input, smallest angles). Its parallel set-up
+// gives the serial one's results: the input check refuses invalid meshes
+// with validate()'s message, the quadrics have the serial sums' bits, the
+// sort is std::sort's. Small meshes: TSan runs it (label threads).
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -123,4 +130,75 @@ TEST_CASE("decimate with 2 threads on one mesh (OpenMP)") {
 TEST_CASE("decimate with 2 threads on one mesh (TBB)") {
   if (!available(execution::tbb)) return;
   for (int round = 0; round < 3; ++round) check_parallel(execution::tbb);
+}
+
+namespace dd = travpool::mesh::detail::decimation;
+
+TEST_CASE("decimate's parallel set-up gives the serial one's input check, quadrics and sort") {
+  for (const execution how : {execution::openmp, execution::tbb}) {
+    if (!available(how)) continue;
+    // Invalid inputs (low-level primitives): refused with the same message
+    // as serially (validate()'s first violation), m unchanged.
+    auto message = [](triangle_mesh& m, execution h) {
+      decimate_options o;
+      o.target_faces = 100;
+      o.threads = 2;
+      try {
+        decimate(m, o, h);
+      } catch (const travpool::usage_error& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    };
+    {
+      triangle_mesh m = sphere(3);
+      const Face stray = m.new_face();
+      const std::string serial = message(m, execution::serial);
+      CHECK(serial.find("face's halfedge is not in it") != std::string::npos);
+      CHECK(message(m, how) == serial);
+      m.remove(stray);
+      m.validate();
+      CHECK(m.face_count() == 1280);
+    }
+    {
+      triangle_mesh m = sphere(3);
+      const Edge stray = m.new_edge();
+      const std::string serial = message(m, execution::serial);
+      CHECK(serial.find("not a valid manifold triangle mesh") != std::string::npos);
+      CHECK(message(m, how) == serial);
+      m.remove(stray);
+      m.validate();
+      CHECK(m.edge_count() == 1920);
+    }
+    // A valid mesh with a boundary passes the parallel check.
+    {
+      triangle_mesh m = grid_soup(20).build();
+      CHECK_NOTHROW(dd::validate_input(m, how, 2));
+    }
+    // Quadrics: bit for bit the serial ones (unit and area weights).
+    for (const bool area : {false, true}) {
+      triangle_mesh m = bumpy_sphere();
+      decimate_options o;
+      o.target_faces = 100;
+      o.area_weighted = area;
+      dd::decimator a(m, o), b(m, o);
+      a.init();
+      b.init(how, 2);
+      REQUIRE(a.q_.size() == b.q_.size());
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < a.q_.size(); ++i) differ += std::memcmp(&a.q_[i], &b.q_[i], sizeof(dd::quadric)) != 0;
+      CHECK(differ == 0);
+      CHECK(a.q_[0].w > 0);
+    }
+    // The sort: std::sort's order, for 2 and 3 blocks.
+    for (const std::size_t threads : {2, 3}) {
+      std::mt19937_64 rng(7);
+      std::vector<std::pair<std::uint64_t, std::uint32_t>> v(20000);
+      for (std::size_t i = 0; i < v.size(); ++i) v[i] = {rng() % 5000, static_cast<std::uint32_t>(i)};
+      auto w = v;
+      std::sort(v.begin(), v.end());
+      dd::sort_parallel(w, how, threads);
+      CHECK(v == w);
+    }
+  }
 }

@@ -68,6 +68,7 @@
 #include "algorithms.hpp"  // execution, available(), the backends' macros and headers
 #if TRAVPOOL_MESH_TBB
 #include <tbb/blocked_range.h>
+#include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 #endif
 #include "detail/parallel_edit.hpp"
@@ -229,6 +230,137 @@ class basic_heap {
 using edge_heap = basic_heap<heap_item>;
 using chunk_heap = basic_heap<chunk_item>;
 
+// Runs f(k) for every k in [0, n) on `threads` threads of how's backend
+// (OpenMP: dynamic schedule, one k at a time; TBB: parallel_for with grain
+// 1 in an arena of `threads`); in order on this thread for serial. f must
+// not throw.
+template <class F>
+void for_n(execution how, std::size_t threads, std::size_t n, F&& f) {
+#if defined(_OPENMP)
+  if (how == execution::openmp) {
+    const auto nn = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(static_cast <int>(threads))
+    for (std::ptrdiff_t k = 0; k < nn; ++k) f(static_cast<std::size_t>(k));
+    return;
+  }
+#endif
+#if TRAVPOOL_MESH_TBB
+  if (how == execution::tbb) {
+    tbb::task_arena arena(static_cast<int>(threads));
+    arena.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1), [&](const tbb::blocked_range<std::size_t>& rg) {
+        for (std::size_t k = rg.begin(); k != rg.end(); ++k) f(k);
+      });
+    });
+    return;
+  }
+#endif
+  (void)threads;
+  for (std::size_t k = 0; k < n; ++k) f(k);
+}
+
+// Sorts v (distinct keys: the result is std::sort's) on `threads` threads:
+// TBB's parallel_sort, or (OpenMP) `threads` blocks sorted at once, then
+// merged pairwise, a level at a time.
+template <class T>
+void sort_parallel(std::vector<T>& v, execution how, std::size_t threads) {
+#if TRAVPOOL_MESH_TBB
+  if (how == execution::tbb) {
+    tbb::task_arena arena(static_cast<int>(threads));
+    arena.execute([&] { tbb::parallel_sort(v.begin(), v.end()); });
+    return;
+  }
+#endif
+  const std::size_t n = v.size(), k = threads;
+  if (how == execution::serial || k <= 1 || n < 4096) return std::sort(v.begin(), v.end());
+  std::vector<std::size_t> b(k + 1);
+  for (std::size_t i = 0; i <= k; ++i) b[i] = i * n / k;
+  const auto at = [](std::vector<T>& x, std::size_t i) { return x.begin() + static_cast<std::ptrdiff_t>(i); };
+  for_n(how, threads, k, [&](std::size_t i) { std::sort(at(v, b[i]), at(v, b[i + 1])); });
+  std::vector<T> tmp(n);
+  for (std::size_t w = 1; w < k; w *= 2) {
+    for_n(how, threads, (k + 2 * w - 1) / (2 * w), [&](std::size_t p) {
+      const std::size_t lo = b[2 * w * p], mid = b[(std::min)(2 * w * p + w, k)],
+                        hi = b[(std::min)(2 * w * p + 2 * w, k)];
+      std::merge(at(v, lo), at(v, mid), at(v, mid), at(v, hi), at(tmp, lo));
+    });
+    v.swap(tmp);
+  }
+}
+
+// The offsets of parts (partition()'s subranges) in the traversal order:
+// first[i] live elements precede part i; first.back() = all of them.
+template <class Parts>
+std::vector<std::size_t> offsets(const Parts& parts) {
+  std::vector<std::size_t> first(parts.size() + 1, 0);
+  for (std::size_t i = 0; i < parts.size(); ++i) first[i + 1] = first[i] + parts[i].size();
+  return first;
+}
+
+// m.validate() with its checks split over ranges of the edges, then of the
+// faces, then of the vertices (each pass only after the previous one
+// passed, as validate() reads them), on `threads` threads of how's backend.
+// Any check failing (or low-level links: mesh_internals::plain_links)
+// runs m.validate() itself, so an invalid mesh throws exactly what
+// validate() throws. Throws: std::logic_error (validate()'s).
+inline void validate_input(const triangle_mesh& m, execution how, std::size_t threads) {
+  if (how == execution::serial || threads <= 1 || !detail::mesh_internals::plain_links(m)) return m.validate();
+  const std::size_t halfedges = m.halfedge_count();
+  std::atomic<bool> bad(false);
+  // ok(x, part) for every element x of every part, until one is false.
+  auto pass = [&](const auto& parts, auto&& ok) {
+    for_n(how, threads, parts.size(), [&](std::size_t i) {
+      bool good = true;
+      parts[i].for_each([&](auto x) { good = good && ok(x, i); });
+      if (!good) bad.store(true, std::memory_order_relaxed);
+    });
+    return !bad.load();
+  };
+  // validate()'s checks, in its order, each stopping at the first failure.
+  auto edge_ok = [&](Edge e, std::size_t) {
+    for (unsigned s = 0; s < 2; ++s) {
+      const Halfedge h = e.halfedge(s);
+      if (h.side() != s || h.edge() != e || h.opposite().opposite() != h) return false;
+      if (!m.is_live(m.next(h))) return false;
+      const Halfedge p = m.prev(h);
+      if (!m.is_live(p) || m.next(p) != h) return false;
+      if (!m.is_live(m.to(h)) || m.to(h) == m.from(h) || m.from(m.next(h)) != m.to(h)) return false;
+      if (m.face(m.next(h)) != m.face(h)) return false;
+      if (m.face(h).is_valid() && !m.is_live(m.face(h))) return false;
+      if (m.is_isolated(m.from(h))) return false;
+    }
+    return true;
+  };
+  auto face_ok = [&](Face f, std::size_t) {
+    const Halfedge h = m.halfedge(f);
+    return m.is_live(h) && m.face(h) == f && m.next(m.next(m.next(h))) == h;
+  };
+  const std::size_t k = 4 * threads;
+  const auto vparts = m.vertices().partition(k);
+  std::vector<std::size_t> ring(vparts.size(), 0);
+  auto vertex_ok = [&](Vertex v, std::size_t i) {
+    if (m.is_isolated(v)) return true;
+    const Halfedge o = m.out(v);
+    if (!m.is_live(o) || m.from(o) != v) return false;
+    bool boundary = false;
+    std::size_t n = 0;
+    for (const Halfedge h : m.out_halfedges(v)) {
+      if (m.from(h) != v) return false;
+      boundary |= m.is_boundary(h);
+      if (++n > halfedges) return false;
+    }
+    if (boundary && !m.is_boundary(o)) return false;
+    ring[i] += n;
+    return true;
+  };
+  if (pass(m.edges().partition(k), edge_ok) && pass(m.faces().partition(k), face_ok) && pass(vparts, vertex_ok)) {
+    std::size_t total = 0;
+    for (const std::size_t n : ring) total += n;
+    if (total == halfedges) return;
+  }
+  m.validate();  // throws the first violation's message
+}
+
 // The serial decimator's state, reused by the parallel driver's chunks.
 class decimator {
  public:
@@ -236,22 +368,59 @@ class decimator {
 
   decimator(triangle_mesh& m, const decimate_options& o) : m_(m), o_(o) {}
 
-  // Quadrics of every vertex, costs of every edge: O(V + E + F).
-  void init() {
+  // f's plane quadric into q; false if f is degenerate (no plane).
+  bool face_quadric(Face f, quadric& q) const noexcept {
+    const auto c = m_.corners(f);
+    const vec3 &p0 = m_.position(c[0]), &p1 = m_.position(c[1]), &p2 = m_.position(c[2]);
+    vec3 n = cross(p1 - p0, p2 - p0);
+    const double len = norm(n);
+    if (!(len > 0)) return false;
+    n *= 1.0 / len;
+    q = quadric::plane(n, -dot(n, p0), o_.area_weighted ? 0.5 * len : 1.0);
+    return true;
+  }
+
+  // Quadrics of every vertex: O(V + E + F). In parallel (how not serial,
+  // threads > 1): the faces' quadrics over ranges of faces, then each
+  // vertex's sum over its faces in the faces' traversal order, so every
+  // quadric has the serial sum's bits.
+  void init(execution how = execution::serial, std::size_t threads = 1) {
     std::uint32_t vb = 0, eb = 0;
     m_.vertices().for_each([&](Vertex v) { vb = (std::max)(vb, v.idx() + 1); });
     m_.edges().for_each([&](Edge e) { eb = (std::max)(eb, e.idx() + 1); });
     q_.assign(vb, quadric{});
     cost_.assign(eb, dead);
-    m_.faces().for_each([&](Face f) {
-      const auto c = m_.corners(f);
-      const vec3 &p0 = m_.position(c[0]), &p1 = m_.position(c[1]), &p2 = m_.position(c[2]);
-      vec3 n = cross(p1 - p0, p2 - p0);
-      const double len = norm(n);
-      if (!(len > 0)) return;  // a degenerate face has no plane
-      n *= 1.0 / len;
-      const quadric q = quadric::plane(n, -dot(n, p0), o_.area_weighted ? 0.5 * len : 1.0);
-      for (const Vertex v : c) q_[v.idx()] += q;
+    if (how == execution::serial || threads <= 1) {
+      m_.faces().for_each([&](Face f) {
+        if (quadric q; face_quadric(f, q))
+          for (const Vertex v : m_.corners(f)) q_[v.idx()] += q;
+      });
+      return;
+    }
+    const auto fparts = m_.faces().partition(4 * threads);
+    const std::vector<std::size_t> first = offsets(fparts);
+    const std::size_t fb = m_.handle_bound<Face>();
+    std::vector<quadric> fq(fb);
+    std::vector<std::uint32_t> rank(fb);  // traversal position; ~0u: no plane
+    for_n(how, threads, fparts.size(), [&](std::size_t i) {
+      auto r = static_cast<std::uint32_t>(first[i]);
+      fparts[i].for_each([&](Face f) {
+        const std::uint32_t at = r++;
+        rank[f.idx()] = face_quadric(f, fq[f.idx()]) ? at : ~0u;
+      });
+    });
+    const auto vparts = m_.vertices().partition(4 * threads);
+    for_n(how, threads, vparts.size(), [&](std::size_t i) {
+      std::vector<std::uint32_t> fs;
+      vparts[i].for_each([&](Vertex v) {
+        if (m_.is_isolated(v)) return;
+        fs.clear();
+        for (const Face f : m_.faces_around(v))
+          if (rank[f.idx()] != ~0u) fs.push_back(f.idx());
+        std::sort(fs.begin(), fs.end(), [&](std::uint32_t x, std::uint32_t y) { return rank[x] < rank[y]; });
+        quadric& q = q_[v.idx()];
+        for (const std::uint32_t f : fs) q += fq[f];
+      });
     });
   }
 
@@ -421,12 +590,28 @@ class decimator {
     }
   }
 
+  // One heap of every edge that may collapse: O(E). In parallel (how not
+  // serial, threads > 1) the costs over ranges of edges, appended in the
+  // edges' traversal order (the serial heap).
   template <class Heap>
-  void push_all(Heap& heap) {
+  void push_all(Heap& heap, execution how = execution::serial, std::size_t threads = 1) {
     heap.reserve(m_.edge_count() + m_.edge_count() / 2);
-    m_.edges().for_each([&](Edge e) {
-      if (float c; recost(e, c)) heap.append({c, e.idx()});
-    });
+    if (how == execution::serial || threads <= 1) {
+      m_.edges().for_each([&](Edge e) {
+        if (float c; recost(e, c)) heap.append({c, e.idx()});
+      });
+    } else {
+      const auto parts = m_.edges().partition(4 * threads);
+      std::vector<std::vector<typename Heap::item>> items(parts.size());
+      for_n(how, threads, parts.size(), [&](std::size_t i) {
+        items[i].reserve(parts[i].size());
+        parts[i].for_each([&](Edge e) {
+          if (float c; recost(e, c)) items[i].push_back({c, e.idx()});
+        });
+      });
+      for (const auto& v : items)
+        for (const auto& x : v) heap.append(x);
+    }
     heap.heapify();
   }
 
@@ -471,22 +656,35 @@ class parallel_phase {
     chunk_heap heap;
     std::vector<std::uint32_t> orphans;  // edges recomputed here, owned elsewhere
     std::vector<chunk_item> deferred;
+    std::vector<std::pair<std::uint32_t, chunk_item>> handed;  // orphans as (owner, item), between rounds
+    std::vector<float> sampled;                                // the cap's sample, between rounds
     std::size_t parallel = 0, retried = 0, round_done = 0;
     double max_error = 0;
   };
 
   parallel_phase(triangle_mesh& m, decimator& d) : m_(m), d_(d) {}
 
-  // Builds the chunks: K = 8 * threads of them.
-  void partition(std::size_t threads) {
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> code;
-    code.reserve(m_.vertex_count());
-    vec3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
-    m_.vertices().for_each([&](Vertex v) {
-      const vec3& p = m_.position(v);
-      lo = {(std::min)(lo.x, p.x), (std::min)(lo.y, p.y), (std::min)(lo.z, p.z)};
-      hi = {(std::max)(hi.x, p.x), (std::max)(hi.y, p.y), (std::max)(hi.z, p.z)};
+  // Builds the chunks: K = 8 * threads of them. The bounding box and the
+  // codes over ranges of vertices, the sort (sort_parallel) and the owners
+  // over ranges of the order, on `threads` threads of how's backend.
+  void partition(std::size_t threads, execution how) {
+    const auto parts = m_.vertices().partition(4 * threads);
+    const std::vector<std::size_t> first = offsets(parts);
+    std::vector<std::pair<vec3, vec3>> box(parts.size());
+    for_n(how, threads, parts.size(), [&](std::size_t i) {
+      vec3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
+      parts[i].for_each([&](Vertex v) {
+        const vec3& p = m_.position(v);
+        lo = {(std::min)(lo.x, p.x), (std::min)(lo.y, p.y), (std::min)(lo.z, p.z)};
+        hi = {(std::max)(hi.x, p.x), (std::max)(hi.y, p.y), (std::max)(hi.z, p.z)};
+      });
+      box[i] = {lo, hi};
     });
+    vec3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
+    for (const auto& [l, h] : box) {
+      lo = {(std::min)(lo.x, l.x), (std::min)(lo.y, l.y), (std::min)(lo.z, l.z)};
+      hi = {(std::max)(hi.x, h.x), (std::max)(hi.y, h.y), (std::max)(hi.z, h.z)};
+    }
     const double ext = (std::max)({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z, 1e-300});
     auto spread = [](std::uint64_t x) {  // 21 bits -> every third of 63
       x &= 0x1fffff;
@@ -497,23 +695,32 @@ class parallel_phase {
       x = (x | x << 2) & 0x1249249249249249ull;
       return x;
     };
-    m_.vertices().for_each([&](Vertex v) {
-      const vec3& p = m_.position(v);
-      auto q = [&](double c, double l) { return static_cast<std::uint64_t>((c - l) / ext * 2097151.0); };
-      code.emplace_back(spread(q(p.x, lo.x)) | spread(q(p.y, lo.y)) << 1 | spread(q(p.z, lo.z)) << 2, v.idx());
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> code(first.back());
+    for_n(how, threads, parts.size(), [&](std::size_t i) {
+      std::size_t j = first[i];
+      parts[i].for_each([&](Vertex v) {
+        const vec3& p = m_.position(v);
+        auto q = [&](double c, double l) { return static_cast<std::uint64_t>((c - l) / ext * 2097151.0); };
+        code[j++] = {spread(q(p.x, lo.x)) | spread(q(p.y, lo.y)) << 1 | spread(q(p.z, lo.z)) << 2, v.idx()};
+      });
     });
-    std::sort(code.begin(), code.end());
-    chunks_ = std::max<std::size_t>(1, std::min<std::size_t>(8 * threads, code.size() / 64 + 1));
+    sort_parallel(code, how, threads);
+    const std::size_t n = code.size();
+    chunks_ = std::max<std::size_t>(1, std::min<std::size_t>(8 * threads, n / 64 + 1));
     owner_.assign(d_.q_.size(), 0);
     lock_.assign(d_.q_.size(), 0);
     removed_.assign(d_.q_.size(), 0);
-    for (std::size_t i = 0; i < code.size(); ++i)
-      owner_[code[i].second] = static_cast<std::uint32_t>(i * chunks_ / code.size());
+    // Chunk c: positions i with floor(i * chunks / n) == c, from
+    // ceil(c * n / chunks) on; order_ sorted, so chunks are contiguous.
     first_.assign(chunks_ + 1, 0);
-    for (std::size_t i = 0; i < code.size(); ++i) ++first_[owner_[code[i].second] + 1];
-    for (std::size_t c = 0; c < chunks_; ++c) first_[c + 1] += first_[c];
-    order_.resize(code.size());
-    for (std::size_t i = 0; i < code.size(); ++i) order_[i] = code[i].second;  // sorted: chunks contiguous
+    for (std::size_t c = 0; c <= chunks_; ++c) first_[c] = static_cast<std::uint32_t>((c * n + chunks_ - 1) / chunks_);
+    order_.resize(n);
+    for_n(how, threads, chunks_, [&](std::size_t c) {
+      for (std::size_t i = first_[c]; i < first_[c + 1]; ++i) {
+        owner_[code[i].second] = static_cast<std::uint32_t>(c);
+        order_[i] = code[i].second;
+      }
+    });
     state_.assign(chunks_, chunk_state{});
   }
 
@@ -678,13 +885,19 @@ class parallel_phase {
     st.round_done = done;
   }
 
-  // Between rounds (serial): hands each orphan edge to its owner's heap,
-  // and returns the cap of the next round: the k-th smallest cost of the
+  // Between rounds: hands each orphan edge to its owner's heap, and
+  // returns the cap of the next round: the k-th smallest cost of the
   // current items (estimated from a sample of them on large meshes; the
-  // largest float if there are fewer), or -1 if there is none.
-  float next_cap(std::size_t k) {
-    for (std::size_t c = 0; c < chunks_; ++c) {
-      for (const std::uint32_t ei : state_[c].orphans) {
+  // largest float if there are fewer), or -1 if there is none. The
+  // orphans and the sample run per chunk on `threads` threads of how's
+  // backend (the heaps get the items in the serial order); the cap's
+  // nth_element, O(sample), serially.
+  float next_cap(std::size_t k, execution how, std::size_t threads) {
+    // Each chunk's orphans evaluated into (owner, item) pairs ...
+    for_n(how, threads, chunks_, [&](std::size_t c) {
+      chunk_state& st = state_[c];
+      st.handed.clear();
+      for (const std::uint32_t ei : st.orphans) {
         const Edge e(ei);
         const float c0 = d_.cost_[ei];
         if (c0 == decimator::dead) continue;  // deleted or not collapsible
@@ -695,26 +908,34 @@ class parallel_phase {
         // The item deletes from(h), or to(h) turned around (own()).
         const std::uint32_t ca = owner_[m_.from(h).idx()], cb = owner_[m_.to(h).idx()];
         if (chunk_item it; own(h, c0, ca, it))
-          state_[ca].heap.push(it);
+          st.handed.emplace_back(ca, it);
         else if (own(h, c0, cb, it))
-          state_[cb].heap.push(it);
+          st.handed.emplace_back(cb, it);
       }
-      state_[c].orphans.clear();
-    }
-    // A sample of every stride-th item (all of them up to `sample`
-    // items), the current ones' costs: O(sample + chunks).
+      st.orphans.clear();
+    });
+    // ... then each owner pushes its own, in the chunks' order.
+    for_n(how, threads, chunks_, [&](std::size_t c) {
+      for (std::size_t s = 0; s < chunks_; ++s)
+        for (const auto& [to, it] : state_[s].handed)
+          if (to == c) state_[c].heap.push(it);
+    });
+    // A sample of every stride-th item of the heaps in turn (all of them
+    // up to `sample` items), the current ones' costs: O(sample + chunks).
     std::size_t items = 0;
-    for (std::size_t c = 0; c < chunks_; ++c) items += state_[c].heap.size();
+    std::vector<std::size_t> before(chunks_ + 1, 0);  // items in the chunks before c
+    for (std::size_t c = 0; c < chunks_; ++c) before[c + 1] = items += state_[c].heap.size();
     const std::size_t stride = (std::max)(std::size_t{1}, items / sample);
-    costs_.clear();
-    std::size_t phase = 0;
-    for (std::size_t c = 0; c < chunks_; ++c) {
+    for_n(how, threads, chunks_, [&](std::size_t c) {
       const auto& v = state_[c].heap.items();
-      std::size_t i = phase;
-      for (; i < v.size(); i += stride)
-        if (current(v[i], d_.cost_[Halfedge(v[i].half).edge().idx()])) costs_.push_back(v[i].cost);
-      phase = i - v.size();
-    }
+      std::vector<float>& out = state_[c].sampled;
+      out.clear();
+      for (std::size_t i = (stride - before[c] % stride) % stride; i < v.size(); i += stride)
+        if (current(v[i], d_.cost_[Halfedge(v[i].half).edge().idx()])) out.push_back(v[i].cost);
+    });
+    costs_.clear();
+    for (std::size_t c = 0; c < chunks_; ++c)
+      costs_.insert(costs_.end(), state_[c].sampled.begin(), state_[c].sampled.end());
     if (costs_.empty()) return -1;
     const std::size_t j = k / stride;
     if (j >= costs_.size()) return (std::numeric_limits<float>::max)();
@@ -746,7 +967,7 @@ inline void check(triangle_mesh& m, const decimate_options& o, execution how) {
                       "travpool::mesh_tbb)");
   m.settle();
   try {
-    m.validate();
+    validate_input(m, how, how == execution::serial ? 1 : (o.threads != 0 ? o.threads : default_threads(how)));
   } catch (const std::logic_error& e) {
     throw usage_error(std::string("travpool::mesh::decimate: the input is not a valid manifold triangle mesh (") +
                       e.what() + ")");
@@ -780,10 +1001,11 @@ inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, exe
   r.faces_before = m.face_count();
   std::size_t faces = m.face_count();
   if (faces > o.target_faces + 1) {
-    detail::decimation::decimator d(m, o);
-    d.init();
     const std::size_t threads = o.threads != 0 ? o.threads : default_threads(how);
-    if (how != execution::serial && threads > 1) {
+    const bool parallel = how != execution::serial && threads > 1;
+    detail::decimation::decimator d(m, o);
+    d.init(parallel ? how : execution::serial, threads);
+    if (parallel) {
       // The mesh's pools take creates and destroys from many threads for
       // the phase (detail/parallel_edit.hpp), on a settled mesh.
       m.settle();
@@ -795,28 +1017,9 @@ inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, exe
         ~concurrent_pools() { detail::mesh_internals::set_concurrent(m, false); }
       } concurrent(m);
       detail::decimation::parallel_phase pp(m, d);
-      pp.partition(threads);
-      [[maybe_unused]] const std::size_t n = pp.chunks();
+      pp.partition(threads, how);
       // Runs f(c) for every chunk c on `threads` threads.
-      [[maybe_unused]] auto for_chunks = [&](auto&& f) {
-#if defined(_OPENMP)
-        if (how == execution::openmp) {
-          const auto nn = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(static_cast <int>(threads))
-          for (std::ptrdiff_t c = 0; c < nn; ++c) f(static_cast<std::size_t>(c));
-        }
-#endif
-#if TRAVPOOL_MESH_TBB
-        if (how == execution::tbb) {
-          tbb::task_arena arena(static_cast<int>(threads));
-          arena.execute([&] {
-            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1), [&](const tbb::blocked_range<std::size_t>& rg) {
-              for (std::size_t c = rg.begin(); c != rg.end(); ++c) f(c);
-            });
-          });
-        }
-#endif
-      };
+      auto for_chunks = [&](auto&& f) { detail::decimation::for_n(how, threads, pp.chunks(), f); };
       for_chunks([&](std::size_t c) { pp.seed(c); });
       std::atomic<std::size_t> left(faces);
       const std::size_t total = (faces - o.target_faces) / 2;
@@ -827,7 +1030,7 @@ inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, exe
       for (std::size_t round = 0; round < 64; ++round) {
         const std::size_t todo = (left.load() - o.target_faces) / 2;
         if (todo <= (std::max)(std::size_t{16}, total / 32)) break;
-        const float cap = pp.next_cap(todo / 2);
+        const float cap = pp.next_cap(todo / 2, how, threads);
         if (cap < 0) break;
         for_chunks([&](std::size_t c) { pp.run_round(c, cap, o, left, o.target_faces); });
         std::size_t done = 0;
@@ -843,7 +1046,7 @@ inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, exe
     }
     // The serial tail and finish: one heap of every edge, to the target.
     detail::decimation::edge_heap heap;
-    d.push_all(heap);
+    d.push_all(heap, parallel ? how : execution::serial, threads);
     d.run(heap, faces, o.target_faces, r, r.serial, [](Halfedge) { return true; });
   }
   r.faces_after = m.face_count();
