@@ -303,7 +303,7 @@ std::vector<std::size_t> offsets(const Parts& parts) {
 // Any check failing (or low-level links: mesh_internals::plain_links)
 // runs m.validate() itself, so an invalid mesh throws exactly what
 // validate() throws. Throws: std::logic_error (validate()'s).
-inline void validate_input(const triangle_mesh& m, execution how, std::size_t threads) {
+TRAVPOOL_NOINLINE inline void validate_input(const triangle_mesh& m, execution how, std::size_t threads) {
   if (how == execution::serial || threads <= 1 || !detail::mesh_internals::plain_links(m)) return m.validate();
   const std::size_t halfedges = m.halfedge_count();
   std::atomic<bool> bad(false);
@@ -368,15 +368,16 @@ class decimator {
 
   decimator(triangle_mesh& m, const decimate_options& o) : m_(m), o_(o) {}
 
-  // f's plane quadric into q; false if f is degenerate (no plane).
-  bool face_quadric(Face f, quadric& q) const noexcept {
+  // f's plane: unit normal n, offset d (n . x + d = 0) and weight w;
+  // false if f is degenerate (no plane).
+  bool plane_of(Face f, vec3& n, double& d, double& w) const noexcept {
     const auto c = m_.corners(f);
     const vec3 &p0 = m_.position(c[0]), &p1 = m_.position(c[1]), &p2 = m_.position(c[2]);
-    vec3 n = cross(p1 - p0, p2 - p0);
+    n = cross(p1 - p0, p2 - p0);
     const double len = norm(n);
     if (!(len > 0)) return false;
     n *= 1.0 / len;
-    q = quadric::plane(n, -dot(n, p0), o_.area_weighted ? 0.5 * len : 1.0);
+    d = -dot(n, p0), w = o_.area_weighted ? 0.5 * len : 1.0;
     return true;
   }
 
@@ -384,7 +385,7 @@ class decimator {
   // threads > 1): the faces' quadrics over ranges of faces, then each
   // vertex's sum over its faces in the faces' traversal order, so every
   // quadric has the serial sum's bits.
-  void init(execution how = execution::serial, std::size_t threads = 1) {
+  TRAVPOOL_NOINLINE void init(execution how = execution::serial, std::size_t threads = 1) {
     std::uint32_t vb = 0, eb = 0;
     m_.vertices().for_each([&](Vertex v) { vb = (std::max)(vb, v.idx() + 1); });
     m_.edges().for_each([&](Edge e) { eb = (std::max)(eb, e.idx() + 1); });
@@ -392,36 +393,57 @@ class decimator {
     cost_.assign(eb, dead);
     if (how == execution::serial || threads <= 1) {
       m_.faces().for_each([&](Face f) {
-        if (quadric q; face_quadric(f, q))
-          for (const Vertex v : m_.corners(f)) q_[v.idx()] += q;
+        vec3 n;
+        double d, w;
+        if (!plane_of(f, n, d, w)) return;
+        const quadric q = quadric::plane(n, d, w);
+        for (const Vertex v : m_.corners(f)) q_[v.idx()] += q;
       });
       return;
     }
+    // Each face's plane and its position in the traversal (rank; ~0u: no
+    // plane), then each vertex's planes in rank order.
+    struct face_plane {
+      double nx, ny, nz, d, w;
+      std::uint32_t rank;
+    };
     const auto fparts = m_.faces().partition(4 * threads);
     const std::vector<std::size_t> first = offsets(fparts);
-    const std::size_t fb = m_.handle_bound<Face>();
-    std::vector<quadric> fq(fb);
-    std::vector<std::uint32_t> rank(fb);  // traversal position; ~0u: no plane
+    std::vector<face_plane> fp(m_.handle_bound<Face>());
     for_n(how, threads, fparts.size(), [&](std::size_t i) {
       auto r = static_cast<std::uint32_t>(first[i]);
       fparts[i].for_each([&](Face f) {
+        face_plane& x = fp[f.idx()];
+        vec3 n;
         const std::uint32_t at = r++;
-        rank[f.idx()] = face_quadric(f, fq[f.idx()]) ? at : ~0u;
+        x.rank = plane_of(f, n, x.d, x.w) ? at : ~0u;
+        x.nx = n.x, x.ny = n.y, x.nz = n.z;
       });
     });
     const auto vparts = m_.vertices().partition(4 * threads);
     for_n(how, threads, vparts.size(), [&](std::size_t i) {
-      std::vector<std::uint32_t> fs;
+      std::vector<const face_plane*> fs;
       vparts[i].for_each([&](Vertex v) {
         if (m_.is_isolated(v)) return;
         fs.clear();
-        for (const Face f : m_.faces_around(v))
-          if (rank[f.idx()] != ~0u) fs.push_back(f.idx());
-        std::sort(fs.begin(), fs.end(), [&](std::uint32_t x, std::uint32_t y) { return rank[x] < rank[y]; });
+        for (const Face f : m_.faces_around(v)) {  // insertion sort by rank
+          const face_plane* x = &fp[f.idx()];
+          if (x->rank == ~0u) continue;
+          fs.push_back(x);
+          for (std::size_t j = fs.size() - 1; j > 0 && fs[j - 1]->rank > x->rank; --j) std::swap(fs[j - 1], fs[j]);
+        }
         quadric& q = q_[v.idx()];
-        for (const std::uint32_t f : fs) q += fq[f];
+        for (const face_plane* x : fs) q += quadric::plane({x->nx, x->ny, x->nz}, x->d, x->w);
       });
     });
+  }
+
+  // m.is_boundary(v) on the settled mesh decimate() works on (no
+  // low-level primitive since settle(): out(v) is a boundary halfedge
+  // whenever v is on the boundary), inlined here: the hottest test.
+  bool boundary(Vertex v) const noexcept {
+    const Halfedge o = m_.out(v);
+    return o.is_valid() && m_.is_boundary(o);
   }
 
   // The halfedge to collapse (from(h) goes), the placement and the cost of
@@ -429,7 +451,7 @@ class decimator {
   bool evaluate(Edge e, Halfedge& h, vec3& p, double& cost) const noexcept {
     const Halfedge h0 = e.halfedge(0);
     const Vertex a = m_.from(h0), b = m_.to(h0);
-    const bool ba = m_.is_boundary(a), bb = m_.is_boundary(b);
+    const bool ba = boundary(a), bb = boundary(b);
     if (ba && bb) return false;
     const quadric q = q_[a.idx()] + q_[b.idx()];
     if (ba) {
@@ -490,7 +512,7 @@ class decimator {
       if (m_.is_boundary(o1.opposite()) && m_.is_boundary(o2.opposite())) return false;
     }
     if (vl == vr) return false;
-    const bool bound_a = m_.is_boundary(a), bound_b = m_.is_boundary(b);
+    const bool bound_a = boundary(a), bound_b = boundary(b);
     if (bound_a && bound_b && !m_.is_boundary(h) && !m_.is_boundary(o)) return false;
     // Faces around v (not beside the edge) must keep their orientation
     // when v moves to p.
@@ -594,7 +616,7 @@ class decimator {
   // serial, threads > 1) the costs over ranges of edges, appended in the
   // edges' traversal order (the serial heap).
   template <class Heap>
-  void push_all(Heap& heap, execution how = execution::serial, std::size_t threads = 1) {
+  TRAVPOOL_NOINLINE void push_all(Heap& heap, execution how = execution::serial, std::size_t threads = 1) {
     heap.reserve(m_.edge_count() + m_.edge_count() / 2);
     if (how == execution::serial || threads <= 1) {
       m_.edges().for_each([&](Edge e) {
@@ -667,7 +689,7 @@ class parallel_phase {
   // Builds the chunks: K = 8 * threads of them. The bounding box and the
   // codes over ranges of vertices, the sort (sort_parallel) and the owners
   // over ranges of the order, on `threads` threads of how's backend.
-  void partition(std::size_t threads, execution how) {
+  TRAVPOOL_NOINLINE void partition(std::size_t threads, execution how) {
     const auto parts = m_.vertices().partition(4 * threads);
     const std::vector<std::size_t> first = offsets(parts);
     std::vector<std::pair<vec3, vec3>> box(parts.size());
@@ -892,7 +914,7 @@ class parallel_phase {
   // orphans and the sample run per chunk on `threads` threads of how's
   // backend (the heaps get the items in the serial order); the cap's
   // nth_element, O(sample), serially.
-  float next_cap(std::size_t k, execution how, std::size_t threads) {
+  TRAVPOOL_NOINLINE float next_cap(std::size_t k, execution how, std::size_t threads) {
     // Each chunk's orphans evaluated into (owner, item) pairs ...
     for_n(how, threads, chunks_, [&](std::size_t c) {
       chunk_state& st = state_[c];
