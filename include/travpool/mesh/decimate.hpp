@@ -49,6 +49,15 @@
 // stays the serial one up to the spread below each cap (Hausdorff distance
 // within 10 % of the serial result's on the meshes of docs/mesh.md). When
 // at most 1/32 of the collapses are left, the serial loop does the rest.
+// The set-up runs on the threads as well, with the serial results: the
+// input check (validate_input: validate()'s checks over ranges of edges,
+// faces, vertices; on any failure validate() itself runs, for its
+// message), the quadrics (each face's plane, then each vertex's sum in the
+// faces' traversal order: the serial sums' bits), the Morton codes and
+// their sort, between rounds the orphans' hand-over and the cap's sample,
+// and the tail's heap. Serial are the nth_element of the cap (O(sample)
+// per round), the per-vertex arrays' allocation and the tail's collapses:
+// about 3 % of the instructions (docs/mesh.md).
 #pragma once
 
 #include <algorithm>
@@ -236,6 +245,7 @@ using chunk_heap = basic_heap<chunk_item>;
 // not throw.
 template <class F>
 void for_n(execution how, std::size_t threads, std::size_t n, F&& f) {
+  if (n <= 1) how = execution::serial;  // no fork and join for one task
 #if defined(_OPENMP)
   if (how == execution::openmp) {
     const auto nn = static_cast<std::ptrdiff_t>(n);
@@ -915,6 +925,11 @@ class parallel_phase {
   // backend (the heaps get the items in the serial order); the cap's
   // nth_element, O(sample), serially.
   TRAVPOOL_NOINLINE float next_cap(std::size_t k, execution how, std::size_t threads) {
+    // On the threads only with enough orphans to pay for three forks and
+    // joins (each costs a scheduler slice on a loaded machine).
+    std::size_t orphans = 0;
+    for (std::size_t c = 0; c < chunks_; ++c) orphans += state_[c].orphans.size();
+    if (orphans < parallel_orphans) how = execution::serial;
     // Each chunk's orphans evaluated into (owner, item) pairs ...
     for_n(how, threads, chunks_, [&](std::size_t c) {
       chunk_state& st = state_[c];
@@ -965,6 +980,7 @@ class parallel_phase {
     return costs_[j];
   }
   static constexpr std::size_t sample = 16384;
+  static constexpr std::size_t parallel_orphans = 32768;
 
   // Whether item x is current, given its edge's cost c.
   bool current(const chunk_item& x, float c) const noexcept { return !removed_[x.seed] && c == x.cost; }
@@ -1014,8 +1030,9 @@ inline namespace TRAVPOOL_MESH_BACKEND {
 // non-manifold vertex, a non-triangle face, ...); std::bad_alloc (m may be
 // partly decimated, still valid).
 // Complexity: O((E + collapses * valence) log E) serially; in parallel
-// the same work split over the threads, plus O(E) serially per round
-// (about log2(32) / log2(4 / 3), 12 rounds).
+// the same work split over the threads (the input check, quadrics and
+// partition included), plus O(16384) serially per round (about
+// log2(32) / log2(4 / 3), 12 rounds) and the serial tail.
 // Thread safety: m must not be used by others meanwhile.
 inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, execution how = execution::serial) {
   detail::decimation::check(m, o, how);
