@@ -54,10 +54,11 @@
 // faces, vertices; on any failure validate() itself runs, for its
 // message), the quadrics (each face's plane, then each vertex's sum in the
 // faces' traversal order: the serial sums' bits), the Morton codes and
-// their sort, between rounds the orphans' hand-over and the cap's sample,
-// and the tail's heap. Serial are the nth_element of the cap (O(sample)
-// per round), the per-vertex arrays' allocation and the tail's collapses:
-// about 3 % of the instructions (docs/mesh.md).
+// their sort, the tail's heap, and between rounds (from 32768 orphans:
+// fewer do not pay for the forks and joins) the orphans' hand-over and
+// the cap's sample. Serial are the rest between rounds, the per-vertex
+// arrays' allocation and the tail's collapses: about 5 % of the
+// instructions on bunny00 (docs/mesh.md).
 #pragma once
 
 #include <algorithm>
@@ -92,7 +93,7 @@
 #define TRAVPOOL_DECIMATE_TSAN 1
 #endif
 #endif
-#if TRAVPOOL_DECIMATE_TSAN
+#ifdef TRAVPOOL_DECIMATE_TSAN
 #include <sanitizer/tsan_interface.h>
 #endif
 
@@ -259,7 +260,7 @@ using chunk_heap = basic_heap<chunk_item>;
 template <class F>
 void for_n(execution how, std::size_t threads, std::size_t n, F&& f) {
   if (n <= 1) how = execution::serial;  // no fork and join for one task
-#if TRAVPOOL_DECIMATE_TSAN
+#ifdef TRAVPOOL_DECIMATE_TSAN
   char forked = 0, joined_ = 0;  // happens-before: before the loop -> each task -> after it
   __tsan_release(&forked);
   auto task = [&](std::size_t k) {
@@ -1059,7 +1060,7 @@ inline namespace TRAVPOOL_MESH_BACKEND {
 // partly decimated, still valid).
 // Complexity: O((E + collapses * valence) log E) serially; in parallel
 // the same work split over the threads (the input check, quadrics and
-// partition included), plus O(16384) serially per round (about
+// partition included), plus O(16384 + orphans) serially per round (about
 // log2(32) / log2(4 / 3), 12 rounds) and the serial tail.
 // Thread safety: m must not be used by others meanwhile.
 inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, execution how = execution::serial) {
