@@ -39,8 +39,26 @@
 // with a boundary halfedge moves or is removed; every vertex's quadric is
 // the sum of the input face quadrics of the vertices merged into it.
 //
-// Parallel (execution::openmp / execution::tbb): see decimate()'s comment
-// and docs/mesh.md "Decimation".
+// Parallel (execution::openmp / execution::tbb; parallel_phase below,
+// docs/mesh.md "Decimation"): one shared mesh, its vertices cut into Morton
+// chunks, each with a heap of the collapses that delete its own vertices,
+// run under per-vertex try-locks. The work goes in rounds with a global
+// cost cap: the cost below which the cheapest half of the collapses still
+// to do lie; every chunk collapses its items up to the cap, cheapest first.
+// So no chunk runs ahead of the others into costlier edges, and the order
+// stays the serial one up to the spread below each cap (Hausdorff distance
+// within 10 % of the serial result's on the meshes of docs/mesh.md). When
+// at most 1/32 of the collapses are left, the serial loop does the rest.
+// The set-up runs on the threads as well, with the serial results: the
+// input check (validate_input: validate()'s checks over ranges of edges,
+// faces, vertices; on any failure validate() itself runs, for its
+// message), the quadrics (each face's plane, then each vertex's sum in the
+// faces' traversal order: the serial sums' bits), the Morton codes and
+// their sort, the tail's heap, and between rounds (from 32768 orphans:
+// fewer do not pay for the forks and joins) the orphans' hand-over and
+// the cap's sample. Serial are the rest between rounds, the per-vertex
+// arrays' allocation and the tail's collapses: about 5 % of the
+// instructions on bunny00 (docs/mesh.md).
 #pragma once
 
 #include <algorithm>
@@ -50,7 +68,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -61,10 +78,24 @@
 #include "algorithms.hpp"  // execution, available(), the backends' macros and headers
 #if TRAVPOOL_MESH_TBB
 #include <tbb/blocked_range.h>
+#include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 #endif
 #include "detail/parallel_edit.hpp"
 #include "mesh.hpp"
+
+// ThreadSanitizer cannot see the fork and join of Debian's libgomp and
+// libtbb (not built with it); for_n tells it (tests/tsan.supp otherwise).
+#if defined(__SANITIZE_THREAD__)
+#define TRAVPOOL_DECIMATE_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TRAVPOOL_DECIMATE_TSAN 1
+#endif
+#endif
+#ifdef TRAVPOOL_DECIMATE_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
 
 namespace travpool::mesh {
 inline namespace TRAVPOOL_ABI_NAMESPACE {
@@ -172,6 +203,15 @@ class basic_heap {
     for (std::size_t i = v_.size() / 4 + 1; i-- > 0;)
       if (i < v_.size()) down(i);
   }
+  // The items, in heap order (unordered for a reader).
+  const std::vector<Item>& items() const noexcept { return v_; }
+  // Keeps the items with keep(item), then heapify(): O(n).
+  template <class Keep>
+  void filter(Keep&& keep) {
+    v_.erase(std::remove_if(v_.begin(), v_.end(), [&](const Item& x) { return !keep(x); }), v_.end());
+    heapify();
+  }
+  const Item& top() const noexcept { return v_[0]; }
   void push(Item x) {
     std::size_t i = v_.size();
     v_.push_back(x);
@@ -213,6 +253,153 @@ class basic_heap {
 using edge_heap = basic_heap<heap_item>;
 using chunk_heap = basic_heap<chunk_item>;
 
+// Runs f(k) for every k in [0, n) on `threads` threads of how's backend
+// (OpenMP: dynamic schedule, one k at a time; TBB: parallel_for with grain
+// 1 in an arena of `threads`); in order on this thread for serial. f must
+// not throw.
+template <class F>
+void for_n(execution how, std::size_t threads, std::size_t n, F&& f) {
+  if (n <= 1) how = execution::serial;  // no fork and join for one task
+#ifdef TRAVPOOL_DECIMATE_TSAN
+  char forked = 0, joined_ = 0;  // happens-before: before the loop -> each task -> after it
+  __tsan_release(&forked);
+  auto task = [&](std::size_t k) {
+    __tsan_acquire(&forked);
+    f(k);
+    __tsan_release(&joined_);
+  };
+  struct joined {
+    char* j;
+    ~joined() { __tsan_acquire(j); }
+  } after{&joined_};
+#else
+  F& task = f;
+#endif
+#if defined(_OPENMP)
+  if (how == execution::openmp) {
+    const auto nn = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(static_cast <int>(threads))
+    for (std::ptrdiff_t k = 0; k < nn; ++k) task(static_cast<std::size_t>(k));
+    return;
+  }
+#endif
+#if TRAVPOOL_MESH_TBB
+  if (how == execution::tbb) {
+    tbb::task_arena arena(static_cast<int>(threads));
+    arena.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1), [&](const tbb::blocked_range<std::size_t>& rg) {
+        for (std::size_t k = rg.begin(); k != rg.end(); ++k) task(k);
+      });
+    });
+    return;
+  }
+#endif
+  (void)threads, (void)task;
+  for (std::size_t k = 0; k < n; ++k) f(k);
+}
+
+// Sorts v (distinct keys: the result is std::sort's) on `threads` threads:
+// TBB's parallel_sort, or (OpenMP) `threads` blocks sorted at once, then
+// merged pairwise, a level at a time.
+template <class T>
+void sort_parallel(std::vector<T>& v, execution how, std::size_t threads) {
+#if TRAVPOOL_MESH_TBB
+  if (how == execution::tbb) {
+    tbb::task_arena arena(static_cast<int>(threads));
+    arena.execute([&] { tbb::parallel_sort(v.begin(), v.end()); });
+    return;
+  }
+#endif
+  const std::size_t n = v.size(), k = threads;
+  if (how == execution::serial || k <= 1 || n < 4096) return std::sort(v.begin(), v.end());
+  std::vector<std::size_t> b(k + 1);
+  for (std::size_t i = 0; i <= k; ++i) b[i] = i * n / k;
+  const auto at = [](std::vector<T>& x, std::size_t i) { return x.begin() + static_cast<std::ptrdiff_t>(i); };
+  for_n(how, threads, k, [&](std::size_t i) { std::sort(at(v, b[i]), at(v, b[i + 1])); });
+  std::vector<T> tmp(n);
+  for (std::size_t w = 1; w < k; w *= 2) {
+    for_n(how, threads, (k + 2 * w - 1) / (2 * w), [&](std::size_t p) {
+      const std::size_t lo = b[2 * w * p], mid = b[(std::min)(2 * w * p + w, k)],
+                        hi = b[(std::min)(2 * w * p + 2 * w, k)];
+      std::merge(at(v, lo), at(v, mid), at(v, mid), at(v, hi), at(tmp, lo));
+    });
+    v.swap(tmp);
+  }
+}
+
+// The offsets of parts (partition()'s subranges) in the traversal order:
+// first[i] live elements precede part i; first.back() = all of them.
+template <class Parts>
+std::vector<std::size_t> offsets(const Parts& parts) {
+  std::vector<std::size_t> first(parts.size() + 1, 0);
+  for (std::size_t i = 0; i < parts.size(); ++i) first[i + 1] = first[i] + parts[i].size();
+  return first;
+}
+
+// m.validate() with its checks split over ranges of the edges, then of the
+// faces, then of the vertices (each pass only after the previous one
+// passed, as validate() reads them), on `threads` threads of how's backend.
+// Any check failing (or low-level links: mesh_internals::plain_links)
+// runs m.validate() itself, so an invalid mesh throws exactly what
+// validate() throws. Throws: std::logic_error (validate()'s).
+TRAVPOOL_NOINLINE inline void validate_input(const triangle_mesh& m, execution how, std::size_t threads) {
+  if (how == execution::serial || threads <= 1 || !detail::mesh_internals::plain_links(m)) return m.validate();
+  const std::size_t halfedges = m.halfedge_count();
+  std::atomic<bool> bad(false);
+  // ok(x, part) for every element x of every part, until one is false.
+  auto pass = [&](const auto& parts, auto&& ok) {
+    for_n(how, threads, parts.size(), [&](std::size_t i) {
+      bool good = true;
+      parts[i].for_each([&](auto x) { good = good && ok(x, i); });
+      if (!good) bad.store(true, std::memory_order_relaxed);
+    });
+    return !bad.load();
+  };
+  // validate()'s checks, in its order, each stopping at the first failure.
+  auto edge_ok = [&](Edge e, std::size_t) {
+    for (unsigned s = 0; s < 2; ++s) {
+      const Halfedge h = e.halfedge(s);
+      if (h.side() != s || h.edge() != e || h.opposite().opposite() != h) return false;
+      if (!m.is_live(m.next(h))) return false;
+      const Halfedge p = m.prev(h);
+      if (!m.is_live(p) || m.next(p) != h) return false;
+      if (!m.is_live(m.to(h)) || m.to(h) == m.from(h) || m.from(m.next(h)) != m.to(h)) return false;
+      if (m.face(m.next(h)) != m.face(h)) return false;
+      if (m.face(h).is_valid() && !m.is_live(m.face(h))) return false;
+      if (m.is_isolated(m.from(h))) return false;
+    }
+    return true;
+  };
+  auto face_ok = [&](Face f, std::size_t) {
+    const Halfedge h = m.halfedge(f);
+    return m.is_live(h) && m.face(h) == f && m.next(m.next(m.next(h))) == h;
+  };
+  const std::size_t k = 4 * threads;
+  const auto vparts = m.vertices().partition(k);
+  std::vector<std::size_t> ring(vparts.size(), 0);
+  auto vertex_ok = [&](Vertex v, std::size_t i) {
+    if (m.is_isolated(v)) return true;
+    const Halfedge o = m.out(v);
+    if (!m.is_live(o) || m.from(o) != v) return false;
+    bool boundary = false;
+    std::size_t n = 0;
+    for (const Halfedge h : m.out_halfedges(v)) {
+      if (m.from(h) != v) return false;
+      boundary |= m.is_boundary(h);
+      if (++n > halfedges) return false;
+    }
+    if (boundary && !m.is_boundary(o)) return false;
+    ring[i] += n;
+    return true;
+  };
+  if (pass(m.edges().partition(k), edge_ok) && pass(m.faces().partition(k), face_ok) && pass(vparts, vertex_ok)) {
+    std::size_t total = 0;
+    for (const std::size_t n : ring) total += n;
+    if (total == halfedges) return;
+  }
+  m.validate();  // throws the first violation's message
+}
+
 // The serial decimator's state, reused by the parallel driver's chunks.
 class decimator {
  public:
@@ -220,23 +407,82 @@ class decimator {
 
   decimator(triangle_mesh& m, const decimate_options& o) : m_(m), o_(o) {}
 
-  // Quadrics of every vertex, costs of every edge: O(V + E + F).
-  void init() {
+  // f's plane: unit normal n, offset d (n . x + d = 0) and weight w;
+  // false if f is degenerate (no plane).
+  bool plane_of(Face f, vec3& n, double& d, double& w) const noexcept {
+    const auto c = m_.corners(f);
+    const vec3 &p0 = m_.position(c[0]), &p1 = m_.position(c[1]), &p2 = m_.position(c[2]);
+    n = cross(p1 - p0, p2 - p0);
+    const double len = norm(n);
+    if (!(len > 0)) return false;
+    n *= 1.0 / len;
+    d = -dot(n, p0), w = o_.area_weighted ? 0.5 * len : 1.0;
+    return true;
+  }
+
+  // Quadrics of every vertex: O(V + E + F). In parallel (how not serial,
+  // threads > 1): the faces' quadrics over ranges of faces, then each
+  // vertex's sum over its faces in the faces' traversal order, so every
+  // quadric has the serial sum's bits.
+  TRAVPOOL_NOINLINE void init(execution how = execution::serial, std::size_t threads = 1) {
     std::uint32_t vb = 0, eb = 0;
     m_.vertices().for_each([&](Vertex v) { vb = (std::max)(vb, v.idx() + 1); });
     m_.edges().for_each([&](Edge e) { eb = (std::max)(eb, e.idx() + 1); });
     q_.assign(vb, quadric{});
     cost_.assign(eb, dead);
-    m_.faces().for_each([&](Face f) {
-      const auto c = m_.corners(f);
-      const vec3 &p0 = m_.position(c[0]), &p1 = m_.position(c[1]), &p2 = m_.position(c[2]);
-      vec3 n = cross(p1 - p0, p2 - p0);
-      const double len = norm(n);
-      if (!(len > 0)) return;  // a degenerate face has no plane
-      n *= 1.0 / len;
-      const quadric q = quadric::plane(n, -dot(n, p0), o_.area_weighted ? 0.5 * len : 1.0);
-      for (const Vertex v : c) q_[v.idx()] += q;
+    if (how == execution::serial || threads <= 1) {
+      m_.faces().for_each([&](Face f) {
+        vec3 n;
+        double d, w;
+        if (!plane_of(f, n, d, w)) return;
+        const quadric q = quadric::plane(n, d, w);
+        for (const Vertex v : m_.corners(f)) q_[v.idx()] += q;
+      });
+      return;
+    }
+    // Each face's plane and its position in the traversal (rank; ~0u: no
+    // plane), then each vertex's planes in rank order.
+    struct face_plane {
+      double nx, ny, nz, d, w;
+      std::uint32_t rank;
+    };
+    const auto fparts = m_.faces().partition(4 * threads);
+    const std::vector<std::size_t> first = offsets(fparts);
+    std::vector<face_plane> fp(m_.handle_bound<Face>());
+    for_n(how, threads, fparts.size(), [&](std::size_t i) {
+      auto r = static_cast<std::uint32_t>(first[i]);
+      fparts[i].for_each([&](Face f) {
+        face_plane& x = fp[f.idx()];
+        vec3 n;
+        const std::uint32_t at = r++;
+        x.rank = plane_of(f, n, x.d, x.w) ? at : ~0u;
+        x.nx = n.x, x.ny = n.y, x.nz = n.z;
+      });
     });
+    const auto vparts = m_.vertices().partition(4 * threads);
+    for_n(how, threads, vparts.size(), [&](std::size_t i) {
+      std::vector<const face_plane*> fs;
+      vparts[i].for_each([&](Vertex v) {
+        if (m_.is_isolated(v)) return;
+        fs.clear();
+        for (const Face f : m_.faces_around(v)) {  // insertion sort by rank
+          const face_plane* x = &fp[f.idx()];
+          if (x->rank == ~0u) continue;
+          fs.push_back(x);
+          for (std::size_t j = fs.size() - 1; j > 0 && fs[j - 1]->rank > x->rank; --j) std::swap(fs[j - 1], fs[j]);
+        }
+        quadric& q = q_[v.idx()];
+        for (const face_plane* x : fs) q += quadric::plane({x->nx, x->ny, x->nz}, x->d, x->w);
+      });
+    });
+  }
+
+  // m.is_boundary(v) on the settled mesh decimate() works on (no
+  // low-level primitive since settle(): out(v) is a boundary halfedge
+  // whenever v is on the boundary), inlined here: the hottest test.
+  bool boundary(Vertex v) const noexcept {
+    const Halfedge o = m_.out(v);
+    return o.is_valid() && m_.is_boundary(o);
   }
 
   // The halfedge to collapse (from(h) goes), the placement and the cost of
@@ -244,7 +490,7 @@ class decimator {
   bool evaluate(Edge e, Halfedge& h, vec3& p, double& cost) const noexcept {
     const Halfedge h0 = e.halfedge(0);
     const Vertex a = m_.from(h0), b = m_.to(h0);
-    const bool ba = m_.is_boundary(a), bb = m_.is_boundary(b);
+    const bool ba = boundary(a), bb = boundary(b);
     if (ba && bb) return false;
     const quadric q = q_[a.idx()] + q_[b.idx()];
     if (ba) {
@@ -305,7 +551,7 @@ class decimator {
       if (m_.is_boundary(o1.opposite()) && m_.is_boundary(o2.opposite())) return false;
     }
     if (vl == vr) return false;
-    const bool bound_a = m_.is_boundary(a), bound_b = m_.is_boundary(b);
+    const bool bound_a = boundary(a), bound_b = boundary(b);
     if (bound_a && bound_b && !m_.is_boundary(h) && !m_.is_boundary(o)) return false;
     // Faces around v (not beside the edge) must keep their orientation
     // when v moves to p.
@@ -404,12 +650,28 @@ class decimator {
     }
   }
 
+  // One heap of every edge that may collapse: O(E). In parallel (how not
+  // serial, threads > 1) the costs over ranges of edges, appended in the
+  // edges' traversal order (the serial heap).
   template <class Heap>
-  void push_all(Heap& heap) {
+  TRAVPOOL_NOINLINE void push_all(Heap& heap, execution how = execution::serial, std::size_t threads = 1) {
     heap.reserve(m_.edge_count() + m_.edge_count() / 2);
-    m_.edges().for_each([&](Edge e) {
-      if (float c; recost(e, c)) heap.append({c, e.idx()});
-    });
+    if (how == execution::serial || threads <= 1) {
+      m_.edges().for_each([&](Edge e) {
+        if (float c; recost(e, c)) heap.append({c, e.idx()});
+      });
+    } else {
+      const auto parts = m_.edges().partition(4 * threads);
+      std::vector<std::vector<typename Heap::item>> items(parts.size());
+      for_n(how, threads, parts.size(), [&](std::size_t i) {
+        items[i].reserve(parts[i].size());
+        parts[i].for_each([&](Edge e) {
+          if (float c; recost(e, c)) items[i].push_back({c, e.idx()});
+        });
+      });
+      for (const auto& v : items)
+        for (const auto& x : v) heap.append(x);
+    }
     heap.heapify();
   }
 
@@ -424,12 +686,18 @@ class decimator {
 //   chunks    vertices sorted by the Morton code of their position, cut into
 //             K contiguous chunks; owner[v] = its chunk
 //   items     (cost, h, seed = from(h)) in the heap of owner(seed): a
-//             collapse only ever deletes a vertex of the chunk that runs it
+//             collapse only ever deletes a vertex of the chunk that runs it.
+//             An edge recomputed by a chunk that owns neither end goes to
+//             that chunk's orphan list, handed to its owner between rounds
+//   rounds    each round has a global cost cap: the k-th smallest cost of
+//             the current items, k = a fraction of the collapses left; every
+//             chunk collapses its items of cost <= cap, cheapest first (new
+//             items under the cap too), so the order is the serial one up to
+//             the spread below the cap: no chunk runs ahead of the others
 //   locks     lock[v] (std::atomic_ref, 0 free): the seed, then its ring
 //             (b among them), then b's ring; any failed try-lock releases
-//             all and defers the item
-//   quota     each chunk collapses at most its share of the collapses,
-//             proportional to its faces; deferred items are retried once
+//             all and defers the item, retried once at the end of the
+//             chunk's round, then left in its heap for the next round
 //   pools     switched to concurrent use for the phase (set_concurrent,
 //             detail/parallel_edit.hpp): m.collapse's deletions run from
 //             every thread at once; everything else reads or writes only
@@ -438,22 +706,45 @@ class decimator {
 //             creates nothing; parallel_edit.hpp's edit_session keeps
 //             them as columns for edits that create vertices.)
 //
-// Afterwards the serial finish rebuilds one heap of every edge and goes on
-// to the target.
+// Rounds go on while more than a few percent of the collapses are left;
+// then the serial finish rebuilds one heap of every edge and goes on to
+// the exact target.
 class parallel_phase {
  public:
+  // A chunk's state across rounds, written only by the thread running it.
+  struct chunk_state {
+    chunk_heap heap;
+    std::vector<std::uint32_t> orphans;  // edges recomputed here, owned elsewhere
+    std::vector<chunk_item> deferred;
+    std::vector<std::pair<std::uint32_t, chunk_item>> handed;  // orphans as (owner, item), between rounds
+    std::vector<float> sampled;                                // the cap's sample, between rounds
+    std::size_t parallel = 0, retried = 0, round_done = 0;
+    double max_error = 0;
+  };
+
   parallel_phase(triangle_mesh& m, decimator& d) : m_(m), d_(d) {}
 
-  // Builds the chunks: K = 8 * threads of them.
-  void partition(std::size_t threads) {
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> code;
-    code.reserve(m_.vertex_count());
-    vec3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
-    m_.vertices().for_each([&](Vertex v) {
-      const vec3& p = m_.position(v);
-      lo = {(std::min)(lo.x, p.x), (std::min)(lo.y, p.y), (std::min)(lo.z, p.z)};
-      hi = {(std::max)(hi.x, p.x), (std::max)(hi.y, p.y), (std::max)(hi.z, p.z)};
+  // Builds the chunks: K = 8 * threads of them. The bounding box and the
+  // codes over ranges of vertices, the sort (sort_parallel) and the owners
+  // over ranges of the order, on `threads` threads of how's backend.
+  TRAVPOOL_NOINLINE void partition(std::size_t threads, execution how) {
+    const auto parts = m_.vertices().partition(4 * threads);
+    const std::vector<std::size_t> first = offsets(parts);
+    std::vector<std::pair<vec3, vec3>> box(parts.size());
+    for_n(how, threads, parts.size(), [&](std::size_t i) {
+      vec3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
+      parts[i].for_each([&](Vertex v) {
+        const vec3& p = m_.position(v);
+        lo = {(std::min)(lo.x, p.x), (std::min)(lo.y, p.y), (std::min)(lo.z, p.z)};
+        hi = {(std::max)(hi.x, p.x), (std::max)(hi.y, p.y), (std::max)(hi.z, p.z)};
+      });
+      box[i] = {lo, hi};
     });
+    vec3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
+    for (const auto& [l, h] : box) {
+      lo = {(std::min)(lo.x, l.x), (std::min)(lo.y, l.y), (std::min)(lo.z, l.z)};
+      hi = {(std::max)(hi.x, h.x), (std::max)(hi.y, h.y), (std::max)(hi.z, h.z)};
+    }
     const double ext = (std::max)({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z, 1e-300});
     auto spread = [](std::uint64_t x) {  // 21 bits -> every third of 63
       x &= 0x1fffff;
@@ -464,25 +755,33 @@ class parallel_phase {
       x = (x | x << 2) & 0x1249249249249249ull;
       return x;
     };
-    m_.vertices().for_each([&](Vertex v) {
-      const vec3& p = m_.position(v);
-      auto q = [&](double c, double l) { return static_cast<std::uint64_t>((c - l) / ext * 2097151.0); };
-      code.emplace_back(spread(q(p.x, lo.x)) | spread(q(p.y, lo.y)) << 1 | spread(q(p.z, lo.z)) << 2, v.idx());
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> code(first.back());
+    for_n(how, threads, parts.size(), [&](std::size_t i) {
+      std::size_t j = first[i];
+      parts[i].for_each([&](Vertex v) {
+        const vec3& p = m_.position(v);
+        auto q = [&](double c, double l) { return static_cast<std::uint64_t>((c - l) / ext * 2097151.0); };
+        code[j++] = {spread(q(p.x, lo.x)) | spread(q(p.y, lo.y)) << 1 | spread(q(p.z, lo.z)) << 2, v.idx()};
+      });
     });
-    std::sort(code.begin(), code.end());
-    chunks_ = std::max<std::size_t>(1, std::min<std::size_t>(8 * threads, code.size() / 64 + 1));
+    sort_parallel(code, how, threads);
+    const std::size_t n = code.size();
+    chunks_ = std::max<std::size_t>(1, std::min<std::size_t>(8 * threads, n / 64 + 1));
     owner_.assign(d_.q_.size(), 0);
     lock_.assign(d_.q_.size(), 0);
     removed_.assign(d_.q_.size(), 0);
-    for (std::size_t i = 0; i < code.size(); ++i)
-      owner_[code[i].second] = static_cast<std::uint32_t>(i * chunks_ / code.size());
-    chunk_faces_.assign(chunks_, 0);
-    m_.faces().for_each([&](Face f) { ++chunk_faces_[owner_[m_.to(m_.halfedge(f)).idx()]]; });
+    // Chunk c: positions i with floor(i * chunks / n) == c, from
+    // ceil(c * n / chunks) on; order_ sorted, so chunks are contiguous.
     first_.assign(chunks_ + 1, 0);
-    for (std::size_t i = 0; i < code.size(); ++i) ++first_[owner_[code[i].second] + 1];
-    for (std::size_t c = 0; c < chunks_; ++c) first_[c + 1] += first_[c];
-    order_.resize(code.size());
-    for (std::size_t i = 0; i < code.size(); ++i) order_[i] = code[i].second;  // sorted: chunks contiguous
+    for (std::size_t c = 0; c <= chunks_; ++c) first_[c] = static_cast<std::uint32_t>((c * n + chunks_ - 1) / chunks_);
+    order_.resize(n);
+    for_n(how, threads, chunks_, [&](std::size_t c) {
+      for (std::size_t i = first_[c]; i < first_[c + 1]; ++i) {
+        owner_[code[i].second] = static_cast<std::uint32_t>(c);
+        order_[i] = code[i].second;
+      }
+    });
+    state_.assign(chunks_, chunk_state{});
   }
 
   std::size_t chunks() const noexcept { return chunks_; }
@@ -517,10 +816,45 @@ class parallel_phase {
     hs.n = 0;
   }
 
-  // Pushes the collapse of e into our heap if it deletes one of our
-  // vertices (turned around when both ends are interior); requires e's
-  // ends locked. Always rewrites e's cost, so older items go stale.
-  void push_owned(chunk_heap& heap, Edge e, std::uint32_t me) {
+  // Chunk c's seeds: an item for each edge at its vertices that deletes
+  // one of them. Run before any collapse, so it only reads the mesh (two
+  // chunks may store the same cost of a shared edge: atomic, equal).
+  void seed(std::size_t c) {
+    chunk_heap& heap = state_[c].heap;
+    heap.reserve(4 * (first_[c + 1] - first_[c]));
+    for (std::size_t i = first_[c]; i < first_[c + 1]; ++i) {
+      const Vertex a(order_[i]);
+      for (const Halfedge g : m_.out_halfedges(a)) {
+        Halfedge h;
+        vec3 p;
+        double cost;
+        if (!d_.evaluate(g.edge(), h, p, cost) || m_.from(h) != a) continue;
+        const float cf = static_cast<float>(cost);
+        store_cost(g.edge(), cf);
+        heap.append({cf, h.idx(), a.idx()});
+      }
+    }
+    heap.heapify();
+  }
+
+  // The item of edge e, whose cost was just computed as c: deleting
+  // from(h), or to(h) when both ends are interior and only to(h) is
+  // chunk me's. False if neither end may be deleted by me.
+  bool own(Halfedge& h, float c, std::uint32_t me, chunk_item& it) const noexcept {
+    Vertex a = m_.from(h);
+    if (owner_[a.idx()] != me) {
+      const Vertex b = m_.to(h);
+      if (owner_[b.idx()] != me || m_.is_boundary(a) || m_.is_boundary(b)) return false;
+      h = h.opposite(), a = b;
+    }
+    it = {c, h.idx(), a.idx()};
+    return true;
+  }
+
+  // Recomputes e's cost (so older items go stale) and pushes its collapse
+  // into our heap if it deletes one of our vertices, else onto our orphan
+  // list; requires e's ends locked.
+  void push_owned(chunk_state& st, Edge e, std::uint32_t me) {
     Halfedge h;
     vec3 p;
     double cost;
@@ -530,17 +864,14 @@ class parallel_phase {
     }
     const float c = static_cast<float>(cost);
     store_cost(e, c);
-    Vertex a = m_.from(h);
-    if (owner_[a.idx()] != me) {
-      const Vertex b = m_.to(h);
-      if (owner_[b.idx()] != me || m_.is_boundary(a) || m_.is_boundary(b)) return;
-      h = h.opposite(), a = b;
-    }
-    heap.push({c, h.idx(), a.idx()});
+    if (chunk_item it; own(h, c, me, it))
+      st.heap.push(it);
+    else
+      st.orphans.push_back(e.idx());
   }
 
   // One item: 1 collapsed, 0 skipped (stale or refused), -1 deferred.
-  int attempt(const chunk_item& it, chunk_heap& heap, std::uint32_t me, const decimate_options& o, decimate_result& r,
+  int attempt(const chunk_item& it, chunk_state& st, std::uint32_t me, const decimate_options& o,
               std::atomic<std::size_t>& faces, std::size_t target) {
     const Halfedge h(it.half);
     const Vertex a(it.seed);
@@ -581,70 +912,113 @@ class parallel_phase {
     removed_[a.idx()] = 1;
     for (const Edge g : gone)
       if (g.is_valid()) store_cost(g, decimator::dead);
-    {
-      std::lock_guard<std::mutex> g(stats_);
-      r.max_error = (std::max)(r.max_error, err);
-    }
-    for (const Halfedge g : m_.out_halfedges(b)) push_owned(heap, g.edge(), me);
+    st.max_error = (std::max)(st.max_error, err);
+    for (const Halfedge g : m_.out_halfedges(b)) push_owned(st, g.edge(), me);
     release(hs);
     return 1;
   }
 
-  // Runs chunk c: collapses up to its quota of its cheapest edges, then
-  // retries the deferred items once.
-  void run_chunk(std::size_t c, std::size_t total_collapses, std::size_t total_faces, const decimate_options& o,
-                 decimate_result& r, std::atomic<std::size_t>& faces, std::size_t target) {
+  // One round of chunk c: collapses its items of cost <= cap, cheapest
+  // first, then retries the deferred ones once; those deferred again stay
+  // in its heap. Drops the stale items at the end.
+  void run_round(std::size_t c, float cap, const decimate_options& o, std::atomic<std::size_t>& faces,
+                 std::size_t target) {
     const auto me = static_cast<std::uint32_t>(c);
-    const std::size_t quota = total_faces == 0 ? 0 : total_collapses * chunk_faces_[c] / total_faces;
-    chunk_heap heap;
-    heap.reserve(4 * (first_[c + 1] - first_[c]));
-    // Seeds: under the seed's lock and its ring's, as every read here.
-    for (std::size_t i = first_[c]; i < first_[c + 1]; ++i) {
-      const Vertex a(order_[i]);
-      held hs;
-      if (!try_lock(hs, a, me)) continue;  // a neighbour's op: a's edges come back through it
-      bool ok = true;
-      for (const Halfedge g : m_.out_halfedges(a))
-        if (!try_lock(hs, m_.to(g), me)) {
-          ok = false;
-          break;
-        }
-      if (ok)
-        for (const Halfedge g : m_.out_halfedges(a)) {
-          Halfedge h;
-          vec3 p;
-          double cost;
-          if (!d_.evaluate(g.edge(), h, p, cost) || m_.from(h) != a) continue;
-          const float cf = static_cast<float>(cost);
-          store_cost(g.edge(), cf);
-          heap.push({cf, h.idx(), a.idx()});
-        }
-      release(hs);
-    }
-    std::vector<chunk_item> deferred;
+    chunk_state& st = state_[c];
+    st.deferred.clear();
     std::size_t done = 0, retried = 0;
-    while (done < quota && !heap.empty()) {
-      const chunk_item it = heap.pop();
-      const int res = attempt(it, heap, me, o, r, faces, target);
+    while (!st.heap.empty() && st.heap.top().cost <= cap) {
+      const chunk_item it = st.heap.pop();
+      const int res = attempt(it, st, me, o, faces, target);
       if (res > 0) ++done;
-      if (res < 0) deferred.push_back(it);
+      if (res < 0) st.deferred.push_back(it);
     }
-    for (const chunk_item& it : deferred) {
-      if (done >= quota) break;
-      if (attempt(it, heap, me, o, r, faces, target) > 0) ++done, ++retried;
+    for (const chunk_item& it : st.deferred) {
+      const int res = attempt(it, st, me, o, faces, target);
+      if (res > 0) ++done, ++retried;
+      if (res < 0) st.heap.push(it);
     }
-    parallel_.fetch_add(done - retried, std::memory_order_relaxed);
-    retried_.fetch_add(retried, std::memory_order_relaxed);
+    st.heap.filter([&](const chunk_item& x) { return current(x, load_cost(Halfedge(x.half).edge())); });
+    st.parallel += done - retried;
+    st.retried += retried;
+    st.round_done = done;
   }
 
-  std::mutex stats_;
-  std::atomic<std::size_t> parallel_{0}, retried_{0};
+  // Between rounds: hands each orphan edge to its owner's heap, and
+  // returns the cap of the next round: the k-th smallest cost of the
+  // current items (estimated from a sample of them on large meshes; the
+  // largest float if there are fewer), or -1 if there is none. The
+  // orphans and the sample run per chunk on `threads` threads of how's
+  // backend (the heaps get the items in the serial order); the cap's
+  // nth_element, O(sample), serially.
+  TRAVPOOL_NOINLINE float next_cap(std::size_t k, execution how, std::size_t threads) {
+    // On the threads only with enough orphans to pay for three forks and
+    // joins (each costs a scheduler slice on a loaded machine).
+    std::size_t orphans = 0;
+    for (std::size_t c = 0; c < chunks_; ++c) orphans += state_[c].orphans.size();
+    if (orphans < parallel_orphans) how = execution::serial;
+    // Each chunk's orphans evaluated into (owner, item) pairs ...
+    for_n(how, threads, chunks_, [&](std::size_t c) {
+      chunk_state& st = state_[c];
+      st.handed.clear();
+      for (const std::uint32_t ei : st.orphans) {
+        const Edge e(ei);
+        const float c0 = d_.cost_[ei];
+        if (c0 == decimator::dead) continue;  // deleted or not collapsible
+        Halfedge h;
+        vec3 p;
+        double cost;
+        if (!d_.evaluate(e, h, p, cost) || static_cast<float>(cost) != c0) continue;
+        // The item deletes from(h), or to(h) turned around (own()).
+        const std::uint32_t ca = owner_[m_.from(h).idx()], cb = owner_[m_.to(h).idx()];
+        if (chunk_item it; own(h, c0, ca, it))
+          st.handed.emplace_back(ca, it);
+        else if (own(h, c0, cb, it))
+          st.handed.emplace_back(cb, it);
+      }
+      st.orphans.clear();
+    });
+    // ... then each owner pushes its own, in the chunks' order.
+    for_n(how, threads, chunks_, [&](std::size_t c) {
+      for (std::size_t s = 0; s < chunks_; ++s)
+        for (const auto& [to, it] : state_[s].handed)
+          if (to == c) state_[c].heap.push(it);
+    });
+    // A sample of every stride-th item of the heaps in turn (all of them
+    // up to `sample` items), the current ones' costs: O(sample + chunks).
+    std::size_t items = 0;
+    std::vector<std::size_t> before(chunks_ + 1, 0);  // items in the chunks before c
+    for (std::size_t c = 0; c < chunks_; ++c) before[c + 1] = items += state_[c].heap.size();
+    const std::size_t stride = (std::max)(std::size_t{1}, items / sample);
+    for_n(how, threads, chunks_, [&](std::size_t c) {
+      const auto& v = state_[c].heap.items();
+      std::vector<float>& out = state_[c].sampled;
+      out.clear();
+      for (std::size_t i = (stride - before[c] % stride) % stride; i < v.size(); i += stride)
+        if (current(v[i], d_.cost_[Halfedge(v[i].half).edge().idx()])) out.push_back(v[i].cost);
+    });
+    costs_.clear();
+    for (std::size_t c = 0; c < chunks_; ++c)
+      costs_.insert(costs_.end(), state_[c].sampled.begin(), state_[c].sampled.end());
+    if (costs_.empty()) return -1;
+    const std::size_t j = k / stride;
+    if (j >= costs_.size()) return (std::numeric_limits<float>::max)();
+    std::nth_element(costs_.begin(), costs_.begin() + static_cast<std::ptrdiff_t>(j), costs_.end());
+    return costs_[j];
+  }
+  static constexpr std::size_t sample = 16384;
+  static constexpr std::size_t parallel_orphans = 32768;
+
+  // Whether item x is current, given its edge's cost c.
+  bool current(const chunk_item& x, float c) const noexcept { return !removed_[x.seed] && c == x.cost; }
+
   triangle_mesh& m_;
   decimator& d_;
   std::size_t chunks_ = 1;
   std::vector<std::uint32_t> owner_, lock_, first_, order_;
   std::vector<std::uint8_t> removed_;
-  std::vector<std::size_t> chunk_faces_;
+  std::vector<chunk_state> state_;
+  std::vector<float> costs_;
 };
 
 inline void check(triangle_mesh& m, const decimate_options& o, execution how) {
@@ -658,7 +1032,7 @@ inline void check(triangle_mesh& m, const decimate_options& o, execution how) {
                       "travpool::mesh_tbb)");
   m.settle();
   try {
-    m.validate();
+    validate_input(m, how, how == execution::serial ? 1 : (o.threads != 0 ? o.threads : default_threads(how)));
   } catch (const std::logic_error& e) {
     throw usage_error(std::string("travpool::mesh::decimate: the input is not a valid manifold triangle mesh (") +
                       e.what() + ")");
@@ -682,7 +1056,10 @@ inline namespace TRAVPOOL_MESH_BACKEND {
 // triangle mesh (m.validate() fails: after low-level edits that left a
 // non-manifold vertex, a non-triangle face, ...); std::bad_alloc (m may be
 // partly decimated, still valid).
-// Complexity: O((E + collapses * valence) log E) serially.
+// Complexity: O((E + collapses * valence) log E) serially; in parallel
+// the same work split over the threads (the input check, quadrics and
+// partition included), plus O(16384 + orphans) serially per round (about
+// log2(32) / log2(4 / 3), 12 rounds) and the serial tail.
 // Thread safety: m must not be used by others meanwhile.
 inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, execution how = execution::serial) {
   detail::decimation::check(m, o, how);
@@ -690,10 +1067,11 @@ inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, exe
   r.faces_before = m.face_count();
   std::size_t faces = m.face_count();
   if (faces > o.target_faces + 1) {
-    detail::decimation::decimator d(m, o);
-    d.init();
     const std::size_t threads = o.threads != 0 ? o.threads : default_threads(how);
-    if (how != execution::serial && threads > 1) {
+    const bool parallel = how != execution::serial && threads > 1;
+    detail::decimation::decimator d(m, o);
+    d.init(parallel ? how : execution::serial, threads);
+    if (parallel) {
       // The mesh's pools take creates and destroys from many threads for
       // the phase (detail/parallel_edit.hpp), on a settled mesh.
       m.settle();
@@ -705,39 +1083,36 @@ inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, exe
         ~concurrent_pools() { detail::mesh_internals::set_concurrent(m, false); }
       } concurrent(m);
       detail::decimation::parallel_phase pp(m, d);
-      pp.partition(threads);
+      pp.partition(threads, how);
+      // Runs f(c) for every chunk c on `threads` threads.
+      auto for_chunks = [&](auto&& f) { detail::decimation::for_n(how, threads, pp.chunks(), f); };
+      for_chunks([&](std::size_t c) { pp.seed(c); });
       std::atomic<std::size_t> left(faces);
       const std::size_t total = (faces - o.target_faces) / 2;
-      [[maybe_unused]] const std::size_t n = pp.chunks();
-      const std::size_t total_faces = faces;
-      [[maybe_unused]] auto chunk = [&](std::size_t c) {
-        pp.run_chunk(c, total, total_faces, o, r, left, o.target_faces);
-      };
-#if defined(_OPENMP)
-      if (how == execution::openmp) {
-        const auto nn = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(static_cast <int>(threads))
-        for (std::ptrdiff_t c = 0; c < nn; ++c) chunk(static_cast<std::size_t>(c));
+      // Rounds while more than 1/32 of the collapses (and 16) are left;
+      // each caps the cost at the (todo / 2)-th cheapest current item.
+      // (Collapses raise their neighbours' costs: a round does about a
+      // quarter of those left.)
+      for (std::size_t round = 0; round < 64; ++round) {
+        const std::size_t todo = (left.load() - o.target_faces) / 2;
+        if (todo <= (std::max)(std::size_t{16}, total / 32)) break;
+        const float cap = pp.next_cap(todo / 2, how, threads);
+        if (cap < 0) break;
+        for_chunks([&](std::size_t c) { pp.run_round(c, cap, o, left, o.target_faces); });
+        std::size_t done = 0;
+        for (const auto& st : pp.state_) done += st.round_done;
+        if (done == 0) break;
       }
-#endif
-#if TRAVPOOL_MESH_TBB
-      if (how == execution::tbb) {
-        tbb::task_arena arena(static_cast<int>(threads));
-        arena.execute([&] {
-          tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1), [&](const tbb::blocked_range<std::size_t>& rg) {
-            for (std::size_t c = rg.begin(); c != rg.end(); ++c) chunk(c);
-          });
-        });
-      }
-#endif
       faces = left.load();
-      r.parallel = pp.parallel_.load();
-      r.retried = pp.retried_.load();
+      for (const auto& st : pp.state_) {
+        r.parallel += st.parallel, r.retried += st.retried;
+        r.max_error = (std::max)(r.max_error, st.max_error);
+      }
       r.collapses = r.parallel + r.retried;
     }
     // The serial tail and finish: one heap of every edge, to the target.
     detail::decimation::edge_heap heap;
-    d.push_all(heap);
+    d.push_all(heap, parallel ? how : execution::serial, threads);
     d.run(heap, faces, o.target_faces, r, r.serial, [](Halfedge) { return true; });
   }
   r.faces_after = m.face_count();

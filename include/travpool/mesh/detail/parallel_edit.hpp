@@ -84,6 +84,11 @@ struct mesh_internals {
   }
   // Requires: a quiescent mesh. triangle_mesh::set_concurrent.
   static void set_concurrent(triangle_mesh& m, bool on) noexcept { m.set_concurrent(on); }
+  // Returns: whether validate() checks neither the kept prev links nor
+  // skips the boundary out() rule (no low-level primitive since the mesh's
+  // last own operation or settle()): then detail::decimation's parallel
+  // check tests exactly what validate() tests.
+  static bool plain_links(const triangle_mesh& m) noexcept { return !m.prev_fresh_ && !m.relaxed_out_; }
 };
 
 // Returns: x's 21 low bits spread to every third bit.
