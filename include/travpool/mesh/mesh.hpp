@@ -601,7 +601,16 @@ class triangle_mesh {
                             std::span<const Face> old_faces, subdivision_masks masks);
   [[gnu::cold, gnu::noinline]] inline std::unique_ptr<detail::four_split_plan> plan_split_into_four(
       std::span<const Edge> old_edges, std::span<const vec3> points, std::span<const Face> old_faces,
-      subdivision_masks masks) const;
+      subdivision_masks masks, const std::vector<std::uint32_t>& rank_of) const;
+  // split_into_four's first side of old face f: its halfedge whose edge
+  // comes last in old_edges (rank_of: old edge -> its place there).
+  [[gnu::always_inline]] Halfedge last_ranked(Face f, const std::vector<std::uint32_t>& rank_of) const noexcept {
+    const auto rank = [&](Halfedge h) { return rank_of[h.idx() >> 1]; };
+    Halfedge x = half_[f];
+    if (rank(next(x)) > rank(x)) x = next(x);
+    if (rank(next(next(half_[f]))) > rank(x)) x = next(next(half_[f]));
+    return x;
+  }
   [[gnu::cold, gnu::noinline]] inline void follow_split_into_four(const detail::four_split_plan& plan,
                                                                   const std::vector<Edge>& split_of,
                                                                   const std::vector<Edge>& inner,
@@ -1422,7 +1431,7 @@ void triangle_mesh::split_into_four_impl(std::span<const Edge> old_edges, std::s
   // vector below escapes into a call, and the loops stay as they were).
   std::unique_ptr<detail::four_split_plan> plan;
   (void)masks;  // read by the plan alone
-  if constexpr (Rules) plan = plan_split_into_four(old_edges, points, old_faces, masks);
+  if constexpr (Rules) plan = plan_split_into_four(old_edges, points, old_faces, masks, rank_of);
   std::vector<Edge> split_of(bound);  // old edge -> its new edge n
   std::vector<Edge> inner(3 * old_faces.size());
   std::vector<Face> corner(3 * old_faces.size());
@@ -1485,12 +1494,9 @@ void triangle_mesh::split_into_four_impl(std::span<const Edge> old_edges, std::s
     link(first(x), sx);
   }
   // 4. Every triangle: three corners and the inner triangle.
-  const auto rank = [&](Halfedge h) { return rank_of[h.idx() >> 1]; };
   for (std::size_t i = 0; i < old_faces.size(); ++i) {
     const Face f = old_faces[i];
-    Halfedge x = half_[f];
-    if (rank(next(x)) > rank(x)) x = next(x);
-    if (rank(next(next(half_[f]))) > rank(x)) x = next(next(half_[f]));
+    const Halfedge x = last_ranked(f, rank_of);
     const Halfedge y = next(x), z = next(y);
     const Halfedge fx = first(x), fy = first(y), fz = first(z);
     const Halfedge sx = second(x), sy = second(y), sz = second(z);
@@ -1808,26 +1814,22 @@ void triangle_mesh::follow_flip(Edge e) {
 // Declared inline (and noinline, cold) in the class. The plan names its
 // targets by tag (detail::four_split_plan): old elements by handle, new
 // ones by what they are made for, resolved after the split.
-std::unique_ptr<detail::four_split_plan> triangle_mesh::plan_split_into_four(std::span<const Edge> old_edges,
-                                                                             std::span<const vec3> points,
-                                                                             std::span<const Face> old_faces,
-                                                                             subdivision_masks masks) const {
+std::unique_ptr<detail::four_split_plan> triangle_mesh::plan_split_into_four(
+    std::span<const Edge> old_edges, std::span<const vec3> points, std::span<const Face> old_faces,
+    subdivision_masks masks, const std::vector<std::uint32_t>& rank_of) const {
   using src = detail::rule_source;
   using tag = detail::four_split_plan::tag;
   auto plan = std::make_unique<detail::four_split_plan>();
   const bool loop = masks == subdivision_masks::loop;
-  std::uint32_t bound = 0;
-  for (const Edge e : old_edges) bound = (std::max)(bound, e.idx() + 1);
+  const auto bound = static_cast<std::uint32_t>(rank_of.size());  // 1 + the largest old edge's index
   // t of every old edge: the new point's place from to(halfedge(1)) to
   // to(halfedge(0)) (1/2 with Loop's masks).
   std::vector<double> t_of(bound, 0.5);
-  std::vector<std::uint32_t> rank_of(bound);
-  for (std::size_t i = 0; i < old_edges.size(); ++i) {
-    const Edge e = old_edges[i];
-    rank_of[e.idx()] = static_cast<std::uint32_t>(i);
-    if (!loop)
+  if (!loop)
+    for (std::size_t i = 0; i < old_edges.size(); ++i) {
+      const Edge e = old_edges[i];
       t_of[e.idx()] = detail::segment_parameter(position_[to(e.halfedge(1))], position_[to(e.halfedge(0))], points[i]);
-  }
+    }
   if (!rules_->by_kind[0].empty()) {
     auto& v = plan->kinds[0];
     for (const Edge e : old_edges) {
@@ -1883,12 +1885,9 @@ std::unique_ptr<detail::four_split_plan> triangle_mesh::plan_split_into_four(std
       add_mid(tag::new_half1, e.idx(), e.halfedge(1));
       h.add(tag::new_half0, e.idx(), {src{e.halfedge(0).idx(), 1}});
     }
-    const auto rank = [&](Halfedge x) { return rank_of[x.idx() >> 1]; };
     for (std::size_t i = 0; i < old_faces.size(); ++i) {
       const Face f = old_faces[i];
-      Halfedge x = half_[f];
-      if (rank(next(x)) > rank(x)) x = next(x);
-      if (rank(next(next(half_[f]))) > rank(x)) x = next(next(half_[f]));
+      const Halfedge x = last_ranked(f, rank_of);
       const Halfedge y = next(x), z = next(y);
       const auto j = static_cast<std::uint32_t>(6 * i);  // inner edge 3i + k, half s: 6i + 2k + s
       add_mid(tag::inner_half, j, y), add_mid(tag::inner_half, j + 1, x);
