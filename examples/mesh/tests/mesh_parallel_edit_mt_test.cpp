@@ -91,7 +91,7 @@ edit_stats round(triangle_mesh& m, execution how, std::size_t chunks, std::uint3
   std::vector<tally> tallies(chunks);
   std::vector<edit_stats> stats(chunks);
   std::vector<std::vector<Vertex>> tails(chunks);
-  for_each_chunk(how, chunks, [&](std::size_t k) {
+  for_each_chunk(how, chunks, 0, [&](std::size_t k) {
     std::mt19937 rng(seed * 7919u + static_cast<std::uint32_t>(k));
     std::vector<Vertex> deferred;
     for (const Vertex a : s.chunk(k)) {

@@ -84,19 +84,6 @@
 #include "detail/parallel_edit.hpp"
 #include "mesh.hpp"
 
-// ThreadSanitizer cannot see the fork and join of Debian's libgomp and
-// libtbb (not built with it); for_n tells it (tests/tsan.supp otherwise).
-#if defined(__SANITIZE_THREAD__)
-#define TRAVPOOL_DECIMATE_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define TRAVPOOL_DECIMATE_TSAN 1
-#endif
-#endif
-#ifdef TRAVPOOL_DECIMATE_TSAN
-#include <sanitizer/tsan_interface.h>
-#endif
-
 namespace travpool::mesh {
 inline namespace TRAVPOOL_ABI_NAMESPACE {
 
@@ -253,51 +240,6 @@ class basic_heap {
 using edge_heap = basic_heap<heap_item>;
 using chunk_heap = basic_heap<chunk_item>;
 
-// Runs f(k) for every k in [0, n) on `threads` threads of how's backend
-// (OpenMP: dynamic schedule, one k at a time; TBB: parallel_for with grain
-// 1 in an arena of `threads`); in order on this thread for serial. f must
-// not throw.
-template <class F>
-void for_n(execution how, std::size_t threads, std::size_t n, F&& f) {
-  if (n <= 1) how = execution::serial;  // no fork and join for one task
-#ifdef TRAVPOOL_DECIMATE_TSAN
-  char forked = 0, joined_ = 0;  // happens-before: before the loop -> each task -> after it
-  __tsan_release(&forked);
-  auto task = [&](std::size_t k) {
-    __tsan_acquire(&forked);
-    f(k);
-    __tsan_release(&joined_);
-  };
-  struct joined {
-    char* j;
-    ~joined() { __tsan_acquire(j); }
-  } after{&joined_};
-#else
-  F& task = f;
-#endif
-#if defined(_OPENMP)
-  if (how == execution::openmp) {
-    const auto nn = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(static_cast <int>(threads))
-    for (std::ptrdiff_t k = 0; k < nn; ++k) task(static_cast<std::size_t>(k));
-    return;
-  }
-#endif
-#if TRAVPOOL_MESH_TBB
-  if (how == execution::tbb) {
-    tbb::task_arena arena(static_cast<int>(threads));
-    arena.execute([&] {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1), [&](const tbb::blocked_range<std::size_t>& rg) {
-        for (std::size_t k = rg.begin(); k != rg.end(); ++k) task(k);
-      });
-    });
-    return;
-  }
-#endif
-  (void)threads, (void)task;
-  for (std::size_t k = 0; k < n; ++k) f(k);
-}
-
 // Sorts v (distinct keys: the result is std::sort's) on `threads` threads:
 // TBB's parallel_sort, or (OpenMP) `threads` blocks sorted at once, then
 // merged pairwise, a level at a time.
@@ -315,10 +257,10 @@ void sort_parallel(std::vector<T>& v, execution how, std::size_t threads) {
   std::vector<std::size_t> b(k + 1);
   for (std::size_t i = 0; i <= k; ++i) b[i] = i * n / k;
   const auto at = [](std::vector<T>& x, std::size_t i) { return x.begin() + static_cast<std::ptrdiff_t>(i); };
-  for_n(how, threads, k, [&](std::size_t i) { std::sort(at(v, b[i]), at(v, b[i + 1])); });
+  for_each_chunk(how, k, threads, [&](std::size_t i) { std::sort(at(v, b[i]), at(v, b[i + 1])); });
   std::vector<T> tmp(n);
   for (std::size_t w = 1; w < k; w *= 2) {
-    for_n(how, threads, (k + 2 * w - 1) / (2 * w), [&](std::size_t p) {
+    for_each_chunk(how, (k + 2 * w - 1) / (2 * w), threads, [&](std::size_t p) {
       const std::size_t lo = b[2 * w * p], mid = b[(std::min)(2 * w * p + w, k)],
                         hi = b[(std::min)(2 * w * p + 2 * w, k)];
       std::merge(at(v, lo), at(v, mid), at(v, mid), at(v, hi), at(tmp, lo));
@@ -348,7 +290,7 @@ TRAVPOOL_NOINLINE inline void validate_input(const triangle_mesh& m, execution h
   std::atomic<bool> bad(false);
   // ok(x, part) for every element x of every part, until one is false.
   auto pass = [&](const auto& parts, auto&& ok) {
-    for_n(how, threads, parts.size(), [&](std::size_t i) {
+    for_each_chunk(how, parts.size(), threads, [&](std::size_t i) {
       bool good = true;
       parts[i].for_each([&](auto x) { good = good && ok(x, i); });
       if (!good) bad.store(true, std::memory_order_relaxed);
@@ -449,7 +391,7 @@ class decimator {
     const auto fparts = m_.faces().partition(4 * threads);
     const std::vector<std::size_t> first = offsets(fparts);
     std::vector<face_plane> fp(m_.handle_bound<Face>());
-    for_n(how, threads, fparts.size(), [&](std::size_t i) {
+    for_each_chunk(how, fparts.size(), threads, [&](std::size_t i) {
       auto r = static_cast<std::uint32_t>(first[i]);
       fparts[i].for_each([&](Face f) {
         face_plane& x = fp[f.idx()];
@@ -460,7 +402,7 @@ class decimator {
       });
     });
     const auto vparts = m_.vertices().partition(4 * threads);
-    for_n(how, threads, vparts.size(), [&](std::size_t i) {
+    for_each_chunk(how, vparts.size(), threads, [&](std::size_t i) {
       std::vector<const face_plane*> fs;
       vparts[i].for_each([&](Vertex v) {
         if (m_.is_isolated(v)) return;
@@ -663,7 +605,7 @@ class decimator {
     } else {
       const auto parts = m_.edges().partition(4 * threads);
       std::vector<std::vector<typename Heap::item>> items(parts.size());
-      for_n(how, threads, parts.size(), [&](std::size_t i) {
+      for_each_chunk(how, parts.size(), threads, [&](std::size_t i) {
         items[i].reserve(parts[i].size());
         parts[i].for_each([&](Edge e) {
           if (float c; recost(e, c)) items[i].push_back({c, e.idx()});
@@ -731,7 +673,7 @@ class parallel_phase {
     const auto parts = m_.vertices().partition(4 * threads);
     const std::vector<std::size_t> first = offsets(parts);
     std::vector<std::pair<vec3, vec3>> box(parts.size());
-    for_n(how, threads, parts.size(), [&](std::size_t i) {
+    for_each_chunk(how, parts.size(), threads, [&](std::size_t i) {
       vec3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
       parts[i].for_each([&](Vertex v) {
         const vec3& p = m_.position(v);
@@ -756,7 +698,7 @@ class parallel_phase {
       return x;
     };
     std::vector<std::pair<std::uint64_t, std::uint32_t>> code(first.back());
-    for_n(how, threads, parts.size(), [&](std::size_t i) {
+    for_each_chunk(how, parts.size(), threads, [&](std::size_t i) {
       std::size_t j = first[i];
       parts[i].for_each([&](Vertex v) {
         const vec3& p = m_.position(v);
@@ -775,7 +717,7 @@ class parallel_phase {
     first_.assign(chunks_ + 1, 0);
     for (std::size_t c = 0; c <= chunks_; ++c) first_[c] = static_cast<std::uint32_t>((c * n + chunks_ - 1) / chunks_);
     order_.resize(n);
-    for_n(how, threads, chunks_, [&](std::size_t c) {
+    for_each_chunk(how, chunks_, threads, [&](std::size_t c) {
       for (std::size_t i = first_[c]; i < first_[c + 1]; ++i) {
         owner_[code[i].second] = static_cast<std::uint32_t>(c);
         order_[i] = code[i].second;
@@ -958,7 +900,7 @@ class parallel_phase {
     for (std::size_t c = 0; c < chunks_; ++c) orphans += state_[c].orphans.size();
     if (orphans < parallel_orphans) how = execution::serial;
     // Each chunk's orphans evaluated into (owner, item) pairs ...
-    for_n(how, threads, chunks_, [&](std::size_t c) {
+    for_each_chunk(how, chunks_, threads, [&](std::size_t c) {
       chunk_state& st = state_[c];
       st.handed.clear();
       for (const std::uint32_t ei : st.orphans) {
@@ -979,7 +921,7 @@ class parallel_phase {
       st.orphans.clear();
     });
     // ... then each owner pushes its own, in the chunks' order.
-    for_n(how, threads, chunks_, [&](std::size_t c) {
+    for_each_chunk(how, chunks_, threads, [&](std::size_t c) {
       for (std::size_t s = 0; s < chunks_; ++s)
         for (const auto& [to, it] : state_[s].handed)
           if (to == c) state_[c].heap.push(it);
@@ -990,7 +932,7 @@ class parallel_phase {
     std::vector<std::size_t> before(chunks_ + 1, 0);  // items in the chunks before c
     for (std::size_t c = 0; c < chunks_; ++c) before[c + 1] = items += state_[c].heap.size();
     const std::size_t stride = (std::max)(std::size_t{1}, items / sample);
-    for_n(how, threads, chunks_, [&](std::size_t c) {
+    for_each_chunk(how, chunks_, threads, [&](std::size_t c) {
       const auto& v = state_[c].heap.items();
       std::vector<float>& out = state_[c].sampled;
       out.clear();
@@ -1085,7 +1027,7 @@ inline decimate_result decimate(triangle_mesh& m, const decimate_options& o, exe
       detail::decimation::parallel_phase pp(m, d);
       pp.partition(threads, how);
       // Runs f(c) for every chunk c on `threads` threads.
-      auto for_chunks = [&](auto&& f) { detail::decimation::for_n(how, threads, pp.chunks(), f); };
+      auto for_chunks = [&](auto&& f) { detail::for_each_chunk(how, pp.chunks(), threads, f); };
       for_chunks([&](std::size_t c) { pp.seed(c); });
       std::atomic<std::size_t> left(faces);
       const std::size_t total = (faces - o.target_faces) / 2;

@@ -63,6 +63,25 @@
 
 #include "../algorithms.hpp"
 #include "../mesh.hpp"
+#if TRAVPOOL_MESH_TBB
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+#endif
+
+// ThreadSanitizer cannot see the fork and join of Debian's libgomp and
+// libtbb (not built with it); for_each_chunk tells it (tests/tsan.supp
+// otherwise).
+#if defined(__SANITIZE_THREAD__)
+#define TRAVPOOL_MESH_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TRAVPOOL_MESH_TSAN 1
+#endif
+#endif
+#ifdef TRAVPOOL_MESH_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
 
 namespace travpool::mesh {
 inline namespace TRAVPOOL_ABI_NAMESPACE {
@@ -267,14 +286,33 @@ inline namespace TRAVPOOL_MESH_BACKEND {
 
 // Effects: f(k) for every chunk k in [0, chunks), each once, on one task:
 // with OpenMP (dynamic schedule, one chunk at a time), tbb::parallel_for
-// (grain 1), or in order on the calling thread. The first exception f
-// throws is rethrown after every task has ended (OpenMP: the other chunks
-// still run; TBB cancels the rest).
+// (grain 1, in an arena of `threads`), on `threads` threads (0: the
+// backend's default_threads), or in order on the calling thread (serial,
+// or a single chunk: no fork and join). The first exception f throws is
+// rethrown after every task has ended (OpenMP: the other chunks still
+// run; TBB cancels the rest).
 // Throws: usage_error if !available(how) (then f is not called).
 template <class F>
-void for_each_chunk(execution how, std::size_t chunks, F&& f) {
+void for_each_chunk(execution how, std::size_t chunks, std::size_t threads, F&& f) {
   if (!available(how))
     throw usage_error(std::string("travpool::mesh: execution::") + to_string(how) + " is not in this build");
+  if (chunks <= 1) how = execution::serial;
+  if (threads == 0) threads = default_threads(how);
+#ifdef TRAVPOOL_MESH_TSAN
+  char forked = 0, joined_ = 0;  // happens-before: before the loop -> each task -> after it
+  __tsan_release(&forked);
+  auto task = [&](std::size_t k) {
+    __tsan_acquire(&forked);
+    f(k);
+    __tsan_release(&joined_);
+  };
+  struct joined {
+    char* j;
+    ~joined() { __tsan_acquire(j); }
+  } after{&joined_};
+#else
+  F& task = f;
+#endif
   switch (how) {
     case execution::serial:
       for (std::size_t k = 0; k < chunks; ++k) f(k);
@@ -284,10 +322,10 @@ void for_each_chunk(execution how, std::size_t chunks, F&& f) {
       std::exception_ptr error;
       std::mutex error_mutex;
       const auto n = static_cast<std::ptrdiff_t>(chunks);
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(static_cast <int>(threads))
       for (std::ptrdiff_t k = 0; k < n; ++k) {
         try {
-          f(static_cast<std::size_t>(k));
+          task(static_cast<std::size_t>(k));
         } catch (...) {
           std::lock_guard<std::mutex> g(error_mutex);
           if (!error) error = std::current_exception();
@@ -299,10 +337,18 @@ void for_each_chunk(execution how, std::size_t chunks, F&& f) {
     }
     case execution::tbb:
 #if TRAVPOOL_MESH_TBB
-      tbb::parallel_for(std::size_t{0}, chunks, [&](std::size_t k) { f(k); });
+    {
+      tbb::task_arena arena(static_cast<int>(threads));
+      arena.execute([&] {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, chunks, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+          for (std::size_t k = r.begin(); k != r.end(); ++k) task(k);
+        });
+      });
+    }
 #endif
       return;
   }
+  (void)task;
 }
 
 }  // namespace TRAVPOOL_MESH_BACKEND
