@@ -61,38 +61,46 @@ struct chained_pool<options<Options...>> {
 };
 
 // Sanitizer builds (they reserve address space and slow threads down).
+// TRAVPOOL_TEST_ASAN and TRAVPOOL_TEST_TSAN are 1 under that sanitizer.
 #if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool under_asan = true;
+#define TRAVPOOL_TEST_ASAN 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-inline constexpr bool under_asan = true;
-#else
-inline constexpr bool under_asan = false;
+#define TRAVPOOL_TEST_ASAN 1
 #endif
-#else
-inline constexpr bool under_asan = false;
 #endif
 #if defined(__SANITIZE_THREAD__)
-inline constexpr bool under_tsan = true;
+#define TRAVPOOL_TEST_TSAN 1
 #elif defined(__has_feature)
 #if __has_feature(thread_sanitizer)
-inline constexpr bool under_tsan = true;
-#else
-inline constexpr bool under_tsan = false;
+#define TRAVPOOL_TEST_TSAN 1
 #endif
-#else
-inline constexpr bool under_tsan = false;
 #endif
+#ifndef TRAVPOOL_TEST_ASAN
+#define TRAVPOOL_TEST_ASAN 0
+#endif
+#ifndef TRAVPOOL_TEST_TSAN
+#define TRAVPOOL_TEST_TSAN 0
+#endif
+inline constexpr bool under_asan = TRAVPOOL_TEST_ASAN != 0;
+inline constexpr bool under_tsan = TRAVPOOL_TEST_TSAN != 0;
 inline constexpr bool under_sanitizer = under_asan || under_tsan;
 // The exhaustive and randomized tests run at full depth or step count once,
 // in the GCC Release stage; under a sanitizer (5-20x slower), and in the
 // stages that rerun them with another compiler, library or target
 // (TRAVPOOL_TEST_SMALL=1: their presets and scripts set it), at a smaller
 // one that still kills the Listing-7 mutant (docs/testing.md lists each).
+// The same builds instantiate the policy cases for a covering set of
+// policies only (TRAVPOOL_TEST_POLICIES below).
 #ifndef TRAVPOOL_TEST_SMALL
 #define TRAVPOOL_TEST_SMALL 0
 #endif
-inline constexpr bool small_depth = under_sanitizer || TRAVPOOL_TEST_SMALL != 0;
+#if TRAVPOOL_TEST_SMALL || TRAVPOOL_TEST_ASAN || TRAVPOOL_TEST_TSAN
+#define TRAVPOOL_TEST_SMALL_BUILD 1
+#else
+#define TRAVPOOL_TEST_SMALL_BUILD 0
+#endif
+inline constexpr bool small_depth = TRAVPOOL_TEST_SMALL_BUILD != 0;
 
 }  // namespace travpool::test
 
@@ -103,7 +111,19 @@ inline constexpr bool small_depth = under_sanitizer || TRAVPOOL_TEST_SMALL != 0;
 // Every layout x synchronisation policy, and checks::on with the default
 // layout and no synchronisation (what a build without NDEBUG gives
 // pool<T>; every CI stage builds with NDEBUG). Types with commas in
-// parentheses, as Catch2 requires.
+// parentheses, as Catch2 requires. The GCC Release stage instantiates all
+// seven; the stages after it (TRAVPOOL_TEST_SMALL_BUILD) a covering subset
+// of four, with the same case names, in which every layout, every
+// synchronisation policy, stats::counters and checks::on occur: compiled
+// once per stage, the seven took most of the biggest programs' build time
+// (docs/testing.md, "Where each case runs").
+#if TRAVPOOL_TEST_SMALL_BUILD
+#define TRAVPOOL_TEST_POLICIES                                                            \
+  (travpool::test::options<travpool::sync::global_mutex, travpool::layout::interleaved>), \
+      (travpool::test::options<travpool::sync::bin_locks, travpool::layout::compact>),    \
+      (travpool::test::options<travpool::stats::counters, travpool::sync::bin_locks>),    \
+      travpool::test::options<travpool::checks::on>
+#else
 #define TRAVPOOL_TEST_POLICIES                                                                \
   travpool::test::options<travpool::layout::interleaved>,                                     \
       (travpool::test::options<travpool::layout::interleaved, travpool::sync::bin_locks>),    \
@@ -112,3 +132,4 @@ inline constexpr bool small_depth = under_sanitizer || TRAVPOOL_TEST_SMALL != 0;
       (travpool::test::options<travpool::sync::bin_locks, travpool::layout::compact>),        \
       (travpool::test::options<travpool::stats::counters, travpool::sync::bin_locks>),        \
       travpool::test::options<travpool::checks::on>
+#endif
