@@ -21,7 +21,8 @@
 // input's bounding box diagonal; and each result's smallest angle.
 // The travpool rows use decimate_options::min_angle = DEG (its default
 // otherwise); "travpool serial unguarded" is the serial row with
-// min_angle = 0 (no quality guard), for the guard's cost and effect.
+// min_angle = 0 and min_angle_ratio = 0 (no quality guard), for the
+// guard's cost and effect.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -237,6 +238,7 @@ int main(int argc, char** argv) {
         o.threads = 2;
         o.area_weighted = c.name == "travpool serial area";
         o.min_angle = c.name == "travpool serial unguarded" ? 0 : min_angle;
+        if (c.name == "travpool serial unguarded") o.min_angle_ratio = 0;
         const bool par = c.name == "travpool openmp x2";
         const auto t0 = std::chrono::steady_clock::now();
         const auto res = tm_::decimate(m, o, par ? tm_::execution::openmp : tm_::execution::serial);

@@ -14,7 +14,8 @@
 // default), median and worst over the R parallel runs; the parallel runs'
 // share of collapses done in parallel, on retry and serially
 // (decimate_result); the input's smallest angle. --min-angle sets
-// decimate_options::min_angle (the quality guard; its default otherwise).
+// decimate_options::min_angle (the quality guard; its default otherwise;
+// 0 turns the whole guard off, min_angle_ratio too).
 // Build: g++ -std=c++20 -O2 -DNDEBUG -fopenmp -Iinclude
 // -Iexamples/mesh bench/mesh/decimate_parallel.cpp (or the CMake target).
 #include <algorithm>
@@ -89,6 +90,7 @@ int main(int argc, char** argv) {
       o.target_faces = std::max<std::size_t>(4, static_cast<std::size_t>(ratio * static_cast<double>(m.face_count())));
       o.threads = 2;
       o.min_angle = min_angle;
+      if (min_angle == 0) o.min_angle_ratio = 0;  // --min-angle=0: no guard
       const double t0 = now();
       const decimate_result res = decimate(m, o, k == 0 ? execution::serial : execution::openmp);
       time[k].push_back(now() - t0);

@@ -125,13 +125,13 @@ void check_parallel(execution how) {
   // parallel one's smallest angle below by min(min_angle, the input's), so
   // min_ratio follows: the sphere (input 54 degrees, its costs all but tie,
   // so the order is arbitrary) is 24.5 degrees serially, 10 / 24.5 = 0.41
-  // (the 10 degrees do not bind there; measured 0.65 to 0.91, without the
-  // guard down to 0.4); the bumpy one 11.25 serially, 10 / 11.25 = 0.89
-  // (measured 0.89 to 0.90), with min_angle 20: 20.05, 20 / 20.05 = 0.997
-  // (measured 1.00). Hausdorff ratio measured up to 1.11 (1.44 with
-  // min_angle 20), the mean smallest angle 0.97 to 1.03 (30 runs each).
+  // (the 10 degrees do not bind there; measured 0.57 to 0.94, without the
+  // guard down to 0.4); the bumpy one 12.0 serially, 10 / 12.0 = 0.83
+  // (measured 0.83 to 1.09), with min_angle 20: 20.01, 20 / 20.01 = 0.999
+  // (measured 1.00). Hausdorff ratio measured up to 1.19 (1.44 with
+  // min_angle 20), the mean smallest angle 0.96 to 1.03 (30 runs each).
   check_quality(sphere(4), 600, how, decimate_options{}.min_angle, 0.4, 1.3);
-  check_quality(bumpy_sphere(), 600, how, decimate_options{}.min_angle, 0.85, 1.3);
+  check_quality(bumpy_sphere(), 600, how, decimate_options{}.min_angle, 0.8, 1.3);
   check_quality(bumpy_sphere(), 600, how, 20, 0.95, 1.6);
 }
 

@@ -216,6 +216,7 @@ TEST_CASE("decimate: a flat grid goes down to the boundary's fan exactly on the 
   o.target_faces = 4;
   o.max_error = 0;  // only exact (planar) collapses: all of them here
   o.min_angle = 0;  // no quality guard: slivers allowed down to the fan
+  o.min_angle_ratio = 0;
   const checked c = run(m, o);
   CHECK(boundary_of(m) == boundary);
   for (const Vertex v : m.vertices()) CHECK(m.position(v).z == 0);
@@ -234,7 +235,8 @@ TEST_CASE("decimate: the quality guard keeps the smallest angle at least min(min
     decimate_options o;
     o.target_faces = target;
     o.min_angle = min_angle;
-    o.validate_each_collapse = true;  // collapse_ok's guard against a plain one
+    if (min_angle == 0) o.min_angle_ratio = 0;  // no guard at all
+    o.validate_each_collapse = true;            // collapse_ok's guard against a plain one
     run(m, o);
     return std::pair{decimated_min_angle(m), m.face_count()};
   };
@@ -356,6 +358,11 @@ TEST_CASE("decimate: bad options and invalid meshes are refused, the mesh unchan
     CHECK_THROWS_WITH(decimate(m, o), Catch::Contains("min_angle"));
   }
   o.min_angle = 10;
+  for (const double bad : {-0.5, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+    o.min_angle_ratio = bad;
+    CHECK_THROWS_WITH(decimate(m, o), Catch::Contains("min_angle_ratio"));
+  }
+  o.min_angle_ratio = 0.5;
   CHECK(triangle_set(m) == before);
   CHECK(positions(m) == pos);
   if (!available(execution::openmp)) {

@@ -29,8 +29,9 @@
 //   no face around a or b (but the two that vanish) flips or degenerates
 //   when its corner moves to p:  n_new . n_old > 0 and |n_new| > eps |n_old|,
 //   and none of them gets a smallest angle below min(min_angle, the
-//   smallest angle of the faces around a and b before) (the quality
-//   guard, compared as sin^2: no trigonometry per collapse),
+//   smallest angle of the faces around a and b before), nor its sine
+//   below min_angle_ratio x that one's (the quality guard, compared as
+//   sin^2: no trigonometry per collapse),
 //
 // else it is dropped (a later change at a or b pushes the edge again).
 // After a collapse the kept vertex takes p and Q_a + Q_b, and every edge at
@@ -110,6 +111,12 @@ struct decimate_options {
   // smallest angle is at least min(min_angle, the input's), whatever the
   // collapse order (serial or parallel). 0 turns the guard off.
   double min_angle = 10;
+  // The guard's second test (in [0, 1]): a collapse is also refused when
+  // the sine of a created triangle's smallest angle is below
+  // min_angle_ratio x that of the smallest angle of the triangles it
+  // replaces (no collapse more than halves it, by default), so no
+  // collapse makes a sudden sliver even above min_angle. 0 turns it off.
+  double min_angle_ratio = 0.5;
   // Weight each face's plane by its area (OpenMesh's ModQuadric) instead
   // of 1 (Garland and Heckbert's paper, CGAL's plane policies; smaller
   // Hausdorff distances on the meshes measured in docs/mesh.md).
@@ -376,6 +383,7 @@ class decimator {
   decimator(triangle_mesh& m, const decimate_options& o) : m_(m), o_(o) {
     const double t = (std::min)(o.min_angle, 60.0) * 3.14159265358979323846 / 180;
     min_sin2_ = o.min_angle > 0 ? std::sin(t) * std::sin(t) : 0;
+    ratio2_ = (std::min)(o.min_angle_ratio, 1.0) * (std::min)(o.min_angle_ratio, 1.0);
   }
 
   // f's plane: unit normal n, offset d (n . x + d = 0) and weight w;
@@ -530,7 +538,7 @@ class decimator {
     // Faces around v (not beside the edge) must keep their orientation
     // when v moves to p.
     // The smallest sin^2 of the faces before and after (quality guard).
-    const bool guard = min_sin2_ > 0;
+    const bool guard = min_sin2_ > 0 || ratio2_ > 0;
     double q_old = 1, q_new = 1;
     auto fold_free = [&](Halfedge g, const vec3& pv) {
       const Halfedge n = m_.next(g);
@@ -564,14 +572,19 @@ class decimator {
     // Two interior vertices of valence 3 sharing an edge: a tetrahedron,
     // which would collapse to a double triangle.
     if (val_a == 3 && val_b == 3 && !bound_a && !bound_b) return false;
-    return !guard || q_new >= (std::min)(min_sin2_, q_old);
+    return !guard || quality_ok(q_old, q_new);
+  }
+
+  // The guard's tests on the smallest sin^2 before and after.
+  bool quality_ok(double q_old, double q_new) const noexcept {
+    return q_new >= (std::min)(min_sin2_, q_old) && q_new >= ratio2_ * q_old;
   }
 
   // The quality guard alone, in a loop of its own (validate_each_collapse;
   // the same arithmetic as collapse_ok's: each face from its corner at a
   // or b, so the two agree bit for bit).
   bool reference_quality_ok(Halfedge h, const vec3& p) const {
-    if (!(min_sin2_ > 0)) return true;
+    if (!(min_sin2_ > 0 || ratio2_ > 0)) return true;
     const Vertex a = m_.from(h), b = m_.to(h);
     double q_old = 1, q_new = 1;
     for (const Vertex v : {b, a})
@@ -582,7 +595,7 @@ class decimator {
         if (x != a && x != b && y != a && y != b)
           q_new = (std::min)(q_new, sin2_min_angle(p, m_.position(x), m_.position(y)));
       }
-    return q_new >= (std::min)(min_sin2_, q_old);
+    return quality_ok(q_old, q_new);
   }
 
   // The fold-over test alone, written plainly (validate_each_collapse
@@ -677,7 +690,8 @@ class decimator {
   const decimate_options& o_;
   std::vector<quadric> q_;
   std::vector<float> cost_;  // per edge: the cost of its current item, or dead
-  double min_sin2_ = 0;      // sin^2(o.min_angle), 0: no quality guard
+  double min_sin2_ = 0;      // sin^2(o.min_angle), 0: no floor
+  double ratio2_ = 0;        // o.min_angle_ratio^2, 0: no relative test
 };
 
 // The parallel phase (docs/mesh.md "Decimation"), on the one shared mesh:
@@ -1028,6 +1042,9 @@ inline void check(triangle_mesh& m, const decimate_options& o, execution how) {
   if (!(o.min_angle >= 0 && o.min_angle <= 60))
     throw usage_error("travpool::mesh::decimate: min_angle must be in [0, 60] degrees (got " +
                       std::to_string(o.min_angle) + ")");
+  if (!(o.min_angle_ratio >= 0 && o.min_angle_ratio <= 1))
+    throw usage_error("travpool::mesh::decimate: min_angle_ratio must be in [0, 1] (got " +
+                      std::to_string(o.min_angle_ratio) + ")");
   if (!available(how))
     throw usage_error(std::string("travpool::mesh::decimate: execution::") + to_string(how) +
                       " is not in this build (OpenMP: -fopenmp, travpool::openmp; TBB: TRAVPOOL_MESH_TBB=1, "
@@ -1055,7 +1072,8 @@ inline namespace TRAVPOOL_MESH_BACKEND {
 // min(o.min_angle, its value before) (the quality guard).
 // Returns: the counts (decimate_result).
 // Throws: usage_error, with m unchanged, if o.target_faces < 4,
-// o.max_error < 0 or NaN, o.min_angle outside [0, 60] or NaN,
+// o.max_error < 0 or NaN, o.min_angle outside [0, 60], o.min_angle_ratio
+// outside [0, 1] (or either NaN),
 // !available(how), or m is not a valid manifold
 // triangle mesh (m.validate() fails: after low-level edits that left a
 // non-manifold vertex, a non-triangle face, ...); std::bad_alloc (m may be
