@@ -109,7 +109,8 @@ struct decimate_options {
   // when a triangle it creates has a smallest angle below min(min_angle,
   // the smallest angle of the triangles it replaces). So the result's
   // smallest angle is at least min(min_angle, the input's), whatever the
-  // collapse order (serial or parallel). 0 turns the guard off.
+  // collapse order (serial or parallel). 0 turns this floor off
+  // (min_angle_ratio, the relative test, is separate).
   double min_angle = 10;
   // The guard's second test (in [0, 1]): a collapse is also refused when
   // the sine of a created triangle's smallest angle is below
