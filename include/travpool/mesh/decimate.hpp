@@ -54,7 +54,7 @@
 // to do lie; every chunk collapses its items up to the cap, cheapest first.
 // So no chunk runs ahead of the others into costlier edges, and the order
 // stays the serial one up to the spread below each cap (Hausdorff distance
-// within about 10 % of the serial result's on the meshes of docs/mesh.md). When
+// within 10 % of the serial result's on the meshes of docs/mesh.md). When
 // at most 1/32 of the collapses are left, the serial loop does the rest.
 // The set-up runs on the threads as well, with the serial results: the
 // input check (validate_input: validate()'s checks over ranges of edges,
