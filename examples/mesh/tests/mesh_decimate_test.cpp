@@ -362,7 +362,7 @@ TEST_CASE("decimate: bad options and invalid meshes are refused, the mesh unchan
     o.min_angle_ratio = bad;
     CHECK_THROWS_WITH(decimate(m, o), Catch::Contains("min_angle_ratio"));
   }
-  o.min_angle_ratio = 0.5;
+  o.min_angle_ratio = decimate_options{}.min_angle_ratio;
   CHECK(triangle_set(m) == before);
   CHECK(positions(m) == pos);
   if (!available(execution::openmp)) {
