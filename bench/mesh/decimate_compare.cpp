@@ -4,7 +4,8 @@
 // meshopt_simplify on a flat index buffer, on the same triangle soup.
 //
 //   decimate_compare MESH [--subdivide=K] [--ratio=0.1] [--reps=R]
-//                         [--skip=openmp,cgal,openmesh,meshopt]
+//                         [--skip=area,unguarded,openmp,cgal,openmesh,meshopt]
+//                         [--min-angle=DEG]
 //
 // Build with OpenMP (-fopenmp) for the "travpool openmp x2" contender
 // (execution::openmp, 2 threads).
@@ -17,7 +18,11 @@
 // input and output, sampled at every vertex and face centroid of each and
 // measured to the other with CGAL's PMP::max_distance_to_triangle_mesh
 // (an AABB tree), i.e. a sampled Hausdorff distance, relative to the
-// input's bounding box diagonal.
+// input's bounding box diagonal; and each result's smallest angle.
+// The travpool rows use decimate_options::min_angle = DEG (its default
+// otherwise); "travpool serial unguarded" is the serial row with
+// min_angle = 0 and min_angle_ratio = 0 (no quality guard), for the
+// guard's cost and effect.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -128,6 +133,17 @@ soup soup_of(const om_mesh& m) {
   return s;
 }
 
+double min_angle_deg(const soup& s) {
+  double best = 180;
+  for (const auto& t : s.tris)
+    for (int i = 0; i < 3; ++i) {
+      const tm_::vec3 a = s.points[t[(i + 1) % 3]] - s.points[t[i]], b = s.points[t[(i + 2) % 3]] - s.points[t[i]];
+      const double c = tm_::dot(a, b) / (tm_::norm(a) * tm_::norm(b));
+      best = std::min(best, std::acos(std::clamp(c, -1.0, 1.0)) * 180 / 3.141592653589793);
+    }
+  return best;
+}
+
 std::vector<K::Point_3> samples(const soup& s) {  // vertices and centroids
   std::vector<K::Point_3> p;
   for (const auto& q : s.points) p.emplace_back(q.x, q.y, q.z);
@@ -159,12 +175,14 @@ struct contender {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: decimate_compare MESH [--subdivide=K] [--ratio=0.1] [--reps=R] [--skip=a,b]\n");
+    std::fprintf(stderr,
+                 "usage: decimate_compare MESH [--subdivide=K] [--ratio=0.1] [--reps=R] [--skip=a,b] "
+                 "[--min-angle=DEG]\n");
     return 2;
   }
   std::string path = argv[1], skip;
   int subdivide = 0, reps = 3;
-  double ratio = 0.1;
+  double ratio = 0.1, min_angle = tm_::decimate_options{}.min_angle;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.rfind("--subdivide=", 0) == 0)
@@ -173,6 +191,8 @@ int main(int argc, char** argv) {
       ratio = std::atof(a.c_str() + 8);
     else if (a.rfind("--reps=", 0) == 0)
       reps = std::atoi(a.c_str() + 7);
+    else if (a.rfind("--min-angle=", 0) == 0)
+      min_angle = std::atof(a.c_str() + 12);
     else if (a.rfind("--skip=", 0) == 0)
       skip = a.substr(7);
     else {
@@ -194,12 +214,13 @@ int main(int argc, char** argv) {
     }
     diag = tm_::norm(hi - lo);
   }
-  std::printf("%s subdivided %d: %zu faces -> target %zu, %d interleaved rounds\n", path.c_str(), subdivide,
-              in.tris.size(), target, reps);
+  std::printf("%s subdivided %d: %zu faces -> target %zu, %d interleaved rounds, min_angle %g\n", path.c_str(),
+              subdivide, in.tris.size(), target, reps, min_angle);
 
   std::vector<contender> cs;
   auto wanted = [&](const char* n) { return skip.find(n) == std::string::npos; };
   cs.push_back({"travpool serial", {}, {}});
+  if (wanted("unguarded")) cs.push_back({"travpool serial unguarded", {}, {}});
   if (wanted("area")) cs.push_back({"travpool serial area", {}, {}});
   if (tm_::available(tm_::execution::openmp) && wanted("openmp")) cs.push_back({"travpool openmp x2", {}, {}});
   if (wanted("cgal")) cs.push_back({"CGAL edge_collapse GH", {}, {}});
@@ -216,6 +237,8 @@ int main(int argc, char** argv) {
         o.target_faces = target;
         o.threads = 2;
         o.area_weighted = c.name == "travpool serial area";
+        o.min_angle = c.name == "travpool serial unguarded" ? 0 : min_angle;
+        if (c.name == "travpool serial unguarded") o.min_angle_ratio = 0;
         const bool par = c.name == "travpool openmp x2";
         const auto t0 = std::chrono::steady_clock::now();
         const auto res = tm_::decimate(m, o, par ? tm_::execution::openmp : tm_::execution::serial);
@@ -262,21 +285,25 @@ int main(int argc, char** argv) {
       c.times.push_back(t);
     }
   }
-  double best_heavy = 1e300, meshopt = 0, tp = 0, tp2 = 0;
-  std::printf("%-24s %10s %9s %14s %12s\n", "contender", "median s", "faces", "hausdorff", "/diagonal");
+  double best_heavy = 1e300, meshopt = 0, tp = 0, tp2 = 0, tpu = 0;
+  std::printf("%-26s %10s %9s %14s %12s %10s\n", "contender", "median s", "faces", "hausdorff", "/diagonal",
+              "min angle");
   std::vector<std::pair<std::string, double>> med;
   for (auto& c : cs) {
     std::sort(c.times.begin(), c.times.end());
     const double m = c.times[c.times.size() / 2];
     const double h = hausdorff(in, in_sm, c.result);
-    std::printf("%-24s %10.3f %9zu %14.6g %12.6f\n", c.name.c_str(), m, c.result.tris.size(), h, h / diag);
+    std::printf("%-26s %10.3f %9zu %14.6g %12.6f %10.2f\n", c.name.c_str(), m, c.result.tris.size(), h, h / diag,
+                min_angle_deg(c.result));
     if (c.name == "travpool serial") tp = m;
     if (c.name == "travpool openmp x2") tp2 = m;
+    if (c.name == "travpool serial unguarded") tpu = m;
     if (c.name == "meshopt_simplify") meshopt = m;
     if (c.name == "CGAL edge_collapse GH" || c.name == "OpenMesh ModQuadric") best_heavy = std::min(best_heavy, m);
   }
   if (best_heavy < 1e300) std::printf("travpool / faster of CGAL, OpenMesh: %.3f\n", tp / best_heavy);
   if (meshopt > 0) std::printf("travpool / meshopt_simplify: %.3f\n", tp / meshopt);
+  if (tpu > 0) std::printf("travpool serial / serial unguarded: %.3f\n", tp / tpu);
   if (tp2 > 0) std::printf("travpool serial / openmp x2 (speed-up): %.3f\n", tp / tp2);
   return 0;
 }

@@ -2,6 +2,7 @@
 // quality and speed targets), on the same input:
 //
 //   decimate_parallel MESH [--subdivide=K] [--ratio=0.1] [--reps=R] [--samples=N]
+//                          [--min-angle=DEG]
 //
 // MESH is an OFF/OBJ/PLY file read with travpool's reader, or "ico" (an
 // icosahedron, as mesh_demo's default input); then K Loop subdivisions.
@@ -12,7 +13,10 @@
 // mesh_quality.hpp: every vertex plus N random points on each side, 0 by
 // default), median and worst over the R parallel runs; the parallel runs'
 // share of collapses done in parallel, on retry and serially
-// (decimate_result). Build: g++ -std=c++20 -O2 -DNDEBUG -fopenmp -Iinclude
+// (decimate_result); the input's smallest angle. --min-angle sets
+// decimate_options::min_angle (the quality guard; its default otherwise;
+// 0 turns the whole guard off, min_angle_ratio too).
+// Build: g++ -std=c++20 -O2 -DNDEBUG -fopenmp -Iinclude
 // -Iexamples/mesh bench/mesh/decimate_parallel.cpp (or the CMake target).
 #include <algorithm>
 #include <chrono>
@@ -41,12 +45,14 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: decimate_parallel MESH|ico [--subdivide=K] [--ratio=0.1] [--reps=R] [--samples=N]\n");
+    std::fprintf(stderr,
+                 "usage: decimate_parallel MESH|ico [--subdivide=K] [--ratio=0.1] [--reps=R] [--samples=N] "
+                 "[--min-angle=DEG]\n");
     return 2;
   }
   const std::string path = argv[1];
   int subdivide = 0, reps = 3;
-  double ratio = 0.1;
+  double ratio = 0.1, min_angle = decimate_options{}.min_angle;
   std::size_t samples = 0;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
@@ -56,6 +62,8 @@ int main(int argc, char** argv) {
       ratio = std::atof(a.c_str() + 8);
     else if (a.rfind("--reps=", 0) == 0)
       reps = std::max(1, std::atoi(a.c_str() + 7));
+    else if (a.rfind("--min-angle=", 0) == 0)
+      min_angle = std::atof(a.c_str() + 12);
     else if (a.rfind("--samples=", 0) == 0)
       samples = static_cast<std::size_t>(std::atoll(a.c_str() + 10));
     else {
@@ -81,6 +89,8 @@ int main(int argc, char** argv) {
       decimate_options o;
       o.target_faces = std::max<std::size_t>(4, static_cast<std::size_t>(ratio * static_cast<double>(m.face_count())));
       o.threads = 2;
+      o.min_angle = min_angle;
+      if (min_angle == 0) o.min_angle_ratio = 0;  // --min-angle=0: no guard
       const double t0 = now();
       const decimate_result res = decimate(m, o, k == 0 ? execution::serial : execution::openmp);
       time[k].push_back(now() - t0);
@@ -93,10 +103,11 @@ int main(int argc, char** argv) {
       if (k == 1) parallel += res.parallel, retried += res.retried, serial += res.serial, collapses += res.collapses;
     }
   const auto pct = [&](std::size_t x) { return collapses == 0 ? 0.0 : 100.0 * double(x) / double(collapses); };
-  std::printf("%s, %d subdivisions, %zu faces, %d runs each\n", path.c_str(), subdivide, in.triangles.size(), reps);
-  std::printf("  serial:  %.3f s, Hausdorff %.6f, min angle %.1f deg\n", median(time[0]), median(hausdorff[0]),
+  std::printf("%s, %d subdivisions, %zu faces (min angle %.2f deg), %d runs each, min_angle option %g\n", path.c_str(),
+              subdivide, in.triangles.size(), quality::measure(in, 1, in, tree, 0).min_angle, reps, min_angle);
+  std::printf("  serial:  %.3f s, Hausdorff %.6f, min angle %.2f deg\n", median(time[0]), median(hausdorff[0]),
               median(angle[0]));
-  std::printf("  openmp2: %.3f s, Hausdorff %.6f (worst %.6f), min angle %.1f deg (worst %.1f)\n", median(time[1]),
+  std::printf("  openmp2: %.3f s, Hausdorff %.6f (worst %.6f), min angle %.2f deg (worst %.2f)\n", median(time[1]),
               median(hausdorff[1]), *std::max_element(hausdorff[1].begin(), hausdorff[1].end()), median(angle[1]),
               *std::min_element(angle[1].begin(), angle[1].end()));
   std::printf(

@@ -6,8 +6,10 @@
 // distances (input vertices to output triangles and back, brute force)
 // are small. On small meshes every collapse is followed by m.validate()
 // and the link test is checked against triangle_mesh::is_collapse_ok plus
-// a plainly written fold-over test (validate_each_collapse). Bad options
-// and invalid meshes are refused with the mesh unchanged.
+// a plainly written fold-over and quality test (validate_each_collapse).
+// The quality guard keeps the smallest angle at least min(min_angle, the
+// input's) where unguarded collapses make slivers. Bad options and invalid
+// meshes are refused with the mesh unchanged.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -147,6 +149,20 @@ struct checked {
   decimate_result r;
 };
 
+// The smallest corner angle of m's triangles, in degrees (180 if none).
+double decimated_min_angle(const triangle_mesh& m) {
+  double best = 180;
+  for (const tri& t : triangles_of(m)) {
+    const vec3 p[3] = {t.a, t.b, t.c};
+    for (int i = 0; i < 3; ++i) {
+      const vec3 u = p[(i + 1) % 3] - p[i], w = p[(i + 2) % 3] - p[i];
+      const double c = dot(u, w) / (norm(u) * norm(w));
+      best = (std::min)(best, std::acos(std::clamp(c, -1.0, 1.0)) * 180 / 3.14159265358979323846);
+    }
+  }
+  return best;
+}
+
 checked run(triangle_mesh& m, decimate_options o) {
   checked c;
   c.input = triangles_of(m);
@@ -199,6 +215,8 @@ TEST_CASE("decimate: a flat grid goes down to the boundary's fan exactly on the 
   decimate_options o;
   o.target_faces = 4;
   o.max_error = 0;  // only exact (planar) collapses: all of them here
+  o.min_angle = 0;  // no quality guard: slivers allowed down to the fan
+  o.min_angle_ratio = 0;
   const checked c = run(m, o);
   CHECK(boundary_of(m) == boundary);
   for (const Vertex v : m.vertices()) CHECK(m.position(v).z == 0);
@@ -207,6 +225,49 @@ TEST_CASE("decimate: a flat grid goes down to the boundary's fan exactly on the 
   // 64 boundary vertices stay; every interior one can go: 62 faces remain
   // (a triangulated 64-gon) unless a fold-over refuses the last ones.
   CHECK(m.face_count() <= 70);
+}
+
+TEST_CASE("decimate: the quality guard keeps the smallest angle at least min(min_angle, the input's)") {
+  // A flat grid (smallest angle 45 degrees): every collapse costs 0, so
+  // nothing but the guard keeps the collapses from making slivers.
+  auto decimated = [](double min_angle, std::size_t target) {
+    triangle_mesh m = grid_soup(16).build();  // 512 faces
+    decimate_options o;
+    o.target_faces = target;
+    o.min_angle = min_angle;
+    if (min_angle == 0) o.min_angle_ratio = 0;  // no guard at all
+    o.validate_each_collapse = true;            // collapse_ok's guard against a plain one
+    run(m, o);
+    return std::pair{decimated_min_angle(m), m.face_count()};
+  };
+  const auto [unguarded, unguarded_faces] = decimated(0, 100);
+  INFO("unguarded: smallest angle " << unguarded);
+  CHECK(unguarded_faces == 100);
+  CHECK(unguarded < 5);  // the mesh is a real test: without the guard, slivers
+  for (const double theta : {10.0, 20.0}) {
+    const auto [angle, faces] = decimated(theta, 100);
+    INFO("min_angle " << theta << ": smallest angle " << angle << ", " << faces << " faces");
+    CHECK(angle >= theta - 1e-9);
+    CHECK(faces <= 200);  // the guard refuses some collapses, not most
+  }
+  // A jittered grid whose input has angles below the guard's: the bound
+  // is then the input's smallest angle.
+  soup s = grid_soup(16);
+  for (vec3& p : s.points)
+    if (p.x > 0 && p.x < 16 && p.y > 0 && p.y < 16)
+      p.x += 0.45 * std::sin(1.7 * p.y + 0.3 * p.x), p.y += 0.45 * std::cos(1.3 * p.x);
+  triangle_mesh m = s.build();
+  const double input = decimated_min_angle(m);
+  decimate_options o;
+  o.target_faces = 100;
+  o.min_angle = 30;
+  o.validate_each_collapse = true;
+  const checked c = run(m, o);
+  INFO("input " << input << ", result " << decimated_min_angle(m) << ", " << m.face_count() << " faces");
+  CHECK(input < 30);
+  CHECK(decimated_min_angle(m) >= input - 1e-9);
+  CHECK(m.face_count() < 400);
+  for (const tri& t : c.output) CHECK(t.normal().z > 0);
 }
 
 TEST_CASE("decimate: max_error stops the collapses on a curved surface") {
@@ -291,6 +352,17 @@ TEST_CASE("decimate: bad options and invalid meshes are refused, the mesh unchan
   CHECK_THROWS_AS(decimate(m, o), travpool::usage_error);
   o.max_error = std::numeric_limits<double>::quiet_NaN();
   CHECK_THROWS_AS(decimate(m, o), travpool::usage_error);
+  o.max_error = std::numeric_limits<double>::infinity();
+  for (const double bad : {-1.0, 61.0, std::numeric_limits<double>::quiet_NaN()}) {
+    o.min_angle = bad;
+    CHECK_THROWS_WITH(decimate(m, o), Catch::Contains("min_angle"));
+  }
+  o.min_angle = 10;
+  for (const double bad : {-0.5, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+    o.min_angle_ratio = bad;
+    CHECK_THROWS_WITH(decimate(m, o), Catch::Contains("min_angle_ratio"));
+  }
+  o.min_angle_ratio = decimate_options{}.min_angle_ratio;
   CHECK(triangle_set(m) == before);
   CHECK(positions(m) == pos);
   if (!available(execution::openmp)) {

@@ -28,6 +28,10 @@
 //   m.is_collapse_ok(h)  (the link condition),
 //   no face around a or b (but the two that vanish) flips or degenerates
 //   when its corner moves to p:  n_new . n_old > 0 and |n_new| > eps |n_old|,
+//   and none of them gets a smallest angle below min(min_angle, the
+//   smallest angle of the faces around a and b before), nor its sine
+//   below min_angle_ratio x that one's (the quality guard, compared as
+//   sin^2: no trigonometry per collapse),
 //
 // else it is dropped (a later change at a or b pushes the edge again).
 // After a collapse the kept vertex takes p and Q_a + Q_b, and every edge at
@@ -37,7 +41,10 @@
 //
 // Invariants: between collapses the mesh is valid (m.validate()); no vertex
 // with a boundary halfedge moves or is removed; every vertex's quadric is
-// the sum of the input face quadrics of the vertices merged into it.
+// the sum of the input face quadrics of the vertices merged into it; the
+// smallest angle of the mesh is at least min(min_angle, the input's) (each
+// collapse's new faces are at least min(min_angle, the worst it removes)),
+// in any collapse order: so serial and parallel results share that bound.
 //
 // Parallel (execution::openmp / execution::tbb; parallel_phase below,
 // docs/mesh.md "Decimation"): one shared mesh, its vertices cut into Morton
@@ -98,6 +105,19 @@ struct decimate_options {
   // Parallel modes: the number of threads (0: omp_get_max_threads() /
   // TBB's default concurrency).
   unsigned threads = 0;
+  // The triangle-quality guard (degrees, in [0, 60]): a collapse is refused
+  // when a triangle it creates has a smallest angle below min(min_angle,
+  // the smallest angle of the triangles it replaces). So the result's
+  // smallest angle is at least min(min_angle, the input's), whatever the
+  // collapse order (serial or parallel). 0 turns this floor off
+  // (min_angle_ratio, the relative test, is separate).
+  double min_angle = 10;
+  // The guard's second test (in [0, 1]): a collapse is also refused when
+  // the sine of a created triangle's smallest angle is below
+  // min_angle_ratio x that of the smallest angle of the triangles it
+  // replaces (no collapse more than halves it, by default), so no
+  // collapse makes a sudden sliver even above min_angle. 0 turns it off.
+  double min_angle_ratio = 0.5;
   // Weight each face's plane by its area (OpenMesh's ModQuadric) instead
   // of 1 (Garland and Heckbert's paper, CGAL's plane policies; smaller
   // Hausdorff distances on the meshes measured in docs/mesh.md).
@@ -161,6 +181,20 @@ struct quadric {
 };
 
 inline double error_of(const quadric& q, double cost) noexcept { return q.w > 0 ? std::sqrt(cost / q.w) : 0.0; }
+
+// sin^2 of the smallest angle of the triangle (p, x, y): |n|^2 l_min^2 /
+// (l_0^2 l_1^2 l_2^2), n = (x - p) x (y - p), the smallest angle being
+// opposite the shortest side (and at most 60 degrees, where sin is
+// increasing: the order of angles). 0 for a degenerate triangle. The same
+// arithmetic for the same (p, x, y) wherever it is called.
+inline double sin2_min_angle(const vec3& p, const vec3& x, const vec3& y) noexcept {
+  const vec3 u = x - p, w = y - p, e = y - x;
+  const vec3 n = cross(u, w);
+  const double lu = dot(u, u), lw = dot(w, w), le = dot(e, e);
+  const double prod = lu * lw * le;
+  if (!(prod > 0)) return 0;
+  return dot(n, n) * (std::min)({lu, lw, le}) / prod;
+}
 
 // A 4-ary min-heap of (cost, edge): half the levels of a binary heap, and
 // an item in 8 bytes. Lazy: an item is current iff its cost equals the
@@ -347,7 +381,11 @@ class decimator {
  public:
   static constexpr float dead = -1.0f;  // cost_ of an edge with no current item
 
-  decimator(triangle_mesh& m, const decimate_options& o) : m_(m), o_(o) {}
+  decimator(triangle_mesh& m, const decimate_options& o) : m_(m), o_(o) {
+    const double t = (std::min)(o.min_angle, 60.0) * 3.14159265358979323846 / 180;
+    min_sin2_ = o.min_angle > 0 ? std::sin(t) * std::sin(t) : 0;
+    ratio2_ = (std::min)(o.min_angle_ratio, 1.0) * (std::min)(o.min_angle_ratio, 1.0);
+  }
 
   // f's plane: unit normal n, offset d (n . x + d = 0) and weight w;
   // false if f is degenerate (no plane).
@@ -475,9 +513,12 @@ class decimator {
 
   // The link condition (as m.is_collapse_ok(h), with b's one-ring in a
   // local array instead of searches: O(valence^2) compares of handles, no
-  // walks; thread-safe) and the fold-over test: no face around from(h)
+  // walks; thread-safe), the fold-over test: no face around from(h)
   // or to(h), other than the two beside h, flips or degenerates (its area
-  // below 1e-6 of the old one) when its corner moves to p.
+  // below 1e-6 of the old one) when its corner moves to p, and the quality
+  // guard: the smallest angle of those faces moved to p is at least
+  // min(o.min_angle, the smallest angle of every face around a or b
+  // before), compared as sin^2 (sin2_min_angle).
   bool collapse_ok(Halfedge h, const vec3& p) const {
     const Halfedge o = h.opposite();
     const Vertex a = m_.from(h), b = m_.to(h);
@@ -497,14 +538,19 @@ class decimator {
     if (bound_a && bound_b && !m_.is_boundary(h) && !m_.is_boundary(o)) return false;
     // Faces around v (not beside the edge) must keep their orientation
     // when v moves to p.
+    // The smallest sin^2 of the faces before and after (quality guard).
+    const bool guard = min_sin2_ > 0 || ratio2_ > 0;
+    double q_old = 1, q_new = 1;
     auto fold_free = [&](Halfedge g, const vec3& pv) {
       const Halfedge n = m_.next(g);
       const Vertex x = m_.to(g), y = m_.to(n);
-      if (x == a || x == b || y == a || y == b) return true;
       const vec3 &px = m_.position(x), &py = m_.position(y);
+      if (guard) q_old = (std::min)(q_old, sin2_min_angle(pv, px, py));
+      if (x == a || x == b || y == a || y == b) return true;
       const vec3 e = py - px;
       const vec3 n_old = cross(px - pv, e);
       const vec3 n_new = cross(px - p, e);
+      if (guard) q_new = (std::min)(q_new, sin2_min_angle(p, px, py));
       return dot(n_old, n_new) > 0 && dot(n_new, n_new) >= 1e-12 * dot(n_old, n_old);
     };
     std::size_t val_b = 0, val_a = 0;
@@ -512,7 +558,7 @@ class decimator {
     constexpr std::size_t max_ring = 64;
     Vertex ring_b[max_ring];
     for (const Halfedge g : m_.out_halfedges(b)) {
-      if (val_b == max_ring) return m_.is_collapse_ok(h) && reference_fold_free(h, p);
+      if (val_b == max_ring) return m_.is_collapse_ok(h) && reference_fold_free(h, p) && reference_quality_ok(h, p);
       ring_b[val_b++] = m_.to(g);
       if (!m_.is_boundary(g) && !fold_free(g, pb)) return false;
     }
@@ -527,7 +573,30 @@ class decimator {
     // Two interior vertices of valence 3 sharing an edge: a tetrahedron,
     // which would collapse to a double triangle.
     if (val_a == 3 && val_b == 3 && !bound_a && !bound_b) return false;
-    return true;
+    return !guard || quality_ok(q_old, q_new);
+  }
+
+  // The guard's tests on the smallest sin^2 before and after.
+  bool quality_ok(double q_old, double q_new) const noexcept {
+    return q_new >= (std::min)(min_sin2_, q_old) && q_new >= ratio2_ * q_old;
+  }
+
+  // The quality guard alone, in a loop of its own (validate_each_collapse;
+  // the same arithmetic as collapse_ok's: each face from its corner at a
+  // or b, so the two agree bit for bit).
+  bool reference_quality_ok(Halfedge h, const vec3& p) const {
+    if (!(min_sin2_ > 0 || ratio2_ > 0)) return true;
+    const Vertex a = m_.from(h), b = m_.to(h);
+    double q_old = 1, q_new = 1;
+    for (const Vertex v : {b, a})
+      for (const Halfedge g : m_.out_halfedges(v)) {
+        if (m_.is_boundary(g)) continue;
+        const Vertex x = m_.to(g), y = m_.to(m_.next(g));
+        q_old = (std::min)(q_old, sin2_min_angle(m_.position(v), m_.position(x), m_.position(y)));
+        if (x != a && x != b && y != a && y != b)
+          q_new = (std::min)(q_new, sin2_min_angle(p, m_.position(x), m_.position(y)));
+      }
+    return quality_ok(q_old, q_new);
   }
 
   // The fold-over test alone, written plainly (validate_each_collapse
@@ -574,7 +643,8 @@ class decimator {
       if (err > o_.max_error) continue;
       if (!accept(h)) continue;
       const bool ok = collapse_ok(h, p);
-      if (o_.validate_each_collapse && ok != (m_.is_collapse_ok(h) && reference_fold_free(h, p)))
+      if (o_.validate_each_collapse &&
+          ok != (m_.is_collapse_ok(h) && reference_fold_free(h, p) && reference_quality_ok(h, p)))
         throw std::logic_error("decimate: the link test disagrees with triangle_mesh::is_collapse_ok");
       if (!ok) continue;
       // The edges collapse() deletes: h's, and in each triangle beside h
@@ -621,6 +691,8 @@ class decimator {
   const decimate_options& o_;
   std::vector<quadric> q_;
   std::vector<float> cost_;  // per edge: the cost of its current item, or dead
+  double min_sin2_ = 0;      // sin^2(o.min_angle), 0: no floor
+  double ratio2_ = 0;        // o.min_angle_ratio^2, 0: no relative test
 };
 
 // The parallel phase (docs/mesh.md "Decimation"), on the one shared mesh:
@@ -968,6 +1040,12 @@ inline void check(triangle_mesh& m, const decimate_options& o, execution how) {
     throw usage_error("travpool::mesh::decimate: target_faces must be at least 4 (got " +
                       std::to_string(o.target_faces) + ")");
   if (!(o.max_error >= 0)) throw usage_error("travpool::mesh::decimate: max_error must be >= 0 (and not NaN)");
+  if (!(o.min_angle >= 0 && o.min_angle <= 60))
+    throw usage_error("travpool::mesh::decimate: min_angle must be in [0, 60] degrees (got " +
+                      std::to_string(o.min_angle) + ")");
+  if (!(o.min_angle_ratio >= 0 && o.min_angle_ratio <= 1))
+    throw usage_error("travpool::mesh::decimate: min_angle_ratio must be in [0, 1] (got " +
+                      std::to_string(o.min_angle_ratio) + ")");
   if (!available(how))
     throw usage_error(std::string("travpool::mesh::decimate: execution::") + to_string(how) +
                       " is not in this build (OpenMP: -fopenmp, travpool::openmp; TBB: TRAVPOOL_MESH_TBB=1, "
@@ -991,10 +1069,13 @@ inline namespace TRAVPOOL_MESH_BACKEND {
 // collapse's error exceeds o.max_error. Boundary vertices neither move nor
 // go; several components, boundaries and isolated vertices are fine.
 // Vertex, edge and face handles of the elements left stay valid; normals
-// are not updated.
+// are not updated. The smallest angle of m's triangles ends at least
+// min(o.min_angle, its value before) (the quality guard).
 // Returns: the counts (decimate_result).
 // Throws: usage_error, with m unchanged, if o.target_faces < 4,
-// o.max_error < 0 or NaN, !available(how), or m is not a valid manifold
+// o.max_error < 0 or NaN, o.min_angle outside [0, 60], o.min_angle_ratio
+// outside [0, 1] (or either NaN),
+// !available(how), or m is not a valid manifold
 // triangle mesh (m.validate() fails: after low-level edits that left a
 // non-manifold vertex, a non-triangle face, ...); std::bad_alloc (m may be
 // partly decimated, still valid).
