@@ -727,10 +727,27 @@ class hive {
  private:
   static constexpr bool is_std_allocator = std::is_same_v<Allocator, std::allocator<T>>;
   static constexpr std::size_t hard_max = std::min<std::size_t>(detail::max_bin_capacity, ops::max_capacity);
-  // The chunks that fill a block of one granule (64 KiB) and of 2 MiB.
-  static constexpr std::size_t smallest_block =
-      std::min<std::size_t>(traits::capacity_for_span(detail::bin_directory::granule), traits::default_capacity());
+  static constexpr std::size_t granule = detail::bin_directory::granule;
+  // Whether the blocks below a granule are small blocks (design note):
+  // hive, not concurrent_hive, and alignof(T) <= alignof(max_align_t).
+  static constexpr bool small_blocks = core_type::small_capacity(1);
+  // The bytes of a default hive's first block, a small one.
+  static constexpr std::size_t first_block_bytes = 1024;
+  // The fewest bytes a new block fills: first_block_bytes, or a granule
+  // where blocks are not small.
+  static constexpr std::size_t least_block_bytes = small_blocks ? first_block_bytes : granule;
+  // The chunks of a default hive's first block: those that fill
+  // first_block_bytes, at least 8 (without small blocks: those that fill
+  // a granule); and those that fill a block of 2 MiB.
   static constexpr std::size_t largest_block = traits::default_capacity();
+  static constexpr std::size_t smallest_block = std::min<std::size_t>(
+      small_blocks ? (std::max)(std::size_t{8}, std::size_t{core_type::small_capacity_for(first_block_bytes)})
+                   : traits::capacity_for_span(granule),
+      largest_block);
+  // Returns: the chunks of a block that fills `bytes` (a power of two).
+  static std::uint32_t capacity_for_bytes(std::size_t bytes) noexcept {
+    return bytes < granule && small_blocks ? core_type::small_capacity_for(bytes) : traits::capacity_for_span(bytes);
+  }
 
   static hive_limits checked_limits(hive_limits l) {
     if (!is_within_hard_limits(l))
@@ -749,13 +766,13 @@ class hive {
         std::clamp<std::size_t>(concurrent ? largest_block : smallest_block, l.min, l.max));
   }
   // Returns: the capacity of the next block made: one that fills the
-  // blocks' total span rounded up to a power of two, from a granule to
-  // 2 MiB, within the limits.
+  // blocks' total bytes rounded up to a power of two, from
+  // least_block_bytes (1 KiB, or a granule) to 2 MiB, within the limits.
   std::uint32_t next_capacity() const noexcept {
     if constexpr (concurrent) return core_.capacity();
-    const std::size_t span =
-        std::clamp(std::bit_ceil(core_.span_bytes()), detail::bin_directory::granule, detail::default_bin_span);
-    return within_limits(traits::capacity_for_span(span));
+    const std::size_t bytes =
+        std::clamp(std::bit_ceil(core_.span_bytes()), least_block_bytes, detail::default_bin_span);
+    return within_limits(capacity_for_bytes(bytes));
   }
 
   // Effects: moves every element (move_if_noexcept), in iteration order,
