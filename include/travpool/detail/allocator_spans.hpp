@@ -38,13 +38,12 @@
 // std::allocator's memory is populated under every page policy; a user's
 // allocator's memory is not under `never`, which leaves the user's arena
 // (a file-backed or shared one, say) to be written as elements arrive.
-// A span of one granule (a hive's first block, or every block of small
-// limits) is faulted as written instead: a hive of a few elements then
-// holds the pages it writes (its header and bitmap, its last chunk, and
-// the heap's bookkeeping around an aligned allocation: 20,000 hives of 10
-// ints, 15.8 KiB resident each, 71.8 KiB populated;
-// bench/standalone/small_hive_rss.cpp), and a large hive takes 16 faults
-// more per such block (a default hive's first blocks are of one granule).
+// A span of one granule (a hive's first registered block, or a block of
+// small limits beyond its small blocks) is faulted as written instead, and
+// so are small bins (take_small: allocations below 32 KiB, aligned to
+// max_align_t only, outside the directory; bin_storage.hpp): a default
+// hive's first blocks are small ones of 1 to 32 KiB (20,000 hives of 10
+// ints: 1.0 KiB resident each; bench/standalone/small_hive_rss.cpp).
 // What is populated ahead of need: a hive's blocks grow with it, so at
 // most its newest block, once blocks span more than one granule; a concurrent_hive's
 // blocks have the limits' max capacity (up to 2 MiB), one per inserting

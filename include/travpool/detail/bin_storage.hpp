@@ -10,12 +10,13 @@
 //   bin_count() = |L|
 //   chunk_count() = sum over b in L of b->capacity_
 //   span_bytes()  = sum over b in L of span_of(*b)
-//   for b in L: directory.find(b's span, id()) = b, b->owner_ = id(),
+//   for b in L not small: directory.find(b's span, id()) = b, b->owner_ = id(),
 //               b's span = span_of(*b) = span_for(b->capacity_) bytes,
 //               aligned to it (span_source) or to the directory's granule
 //               (allocator_spans); either way the directory maps each
 //               granule to at most one bin
 //   span_for(c) = max(bit_ceil(bin_bytes(c)), directory granule, page)
+//               (a small bin: below)
 //   b before c in L  =>  rank(b) < rank(c)   (layout_traits::keeps_rank:
 //               append and splice rank a bin above the list's last one)
 // capacity() is the capacity of the bins make_bin() makes, span() =
@@ -26,6 +27,23 @@
 // concurrent_hive's does not).
 // A bin off the list is either given back (span cache or OS) or, with
 // sync::bin_locks, retired: still mapped, and out of the directory.
+//
+// Small bins (a hive's: Spans = allocator_spans, sync::none; alignof of
+// the chunks <= the span source's small_align, 16): a bin whose
+// small_bytes(c) = bin_bytes(c) + small_gap (64), rounded up to 16, is at
+// most 32 KiB is made as one allocation of exactly that size while fewer
+// than max_small_bins (16) small bins are listed; else as a registered bin
+// (a granule-aligned span). A small bin is not in the directory; its
+// chunks start small_gap after where a registered bin's would, and the
+// gap holds its record {next, prev, bytes}, which links the storage's
+// small bins' list:
+//   b small  <=>  b.chunks_ == (byte*)&b + chunks_offset(b.capacity_) + small_gap
+//   span_of(b) = its record's bytes;  small_bin_count() = |small bins in L|,
+//   each on the small list once, and no other bin is
+//   find(p): the directory; on a miss, the small bin whose chunks [A0, A1]
+//   hold p (a scan of the small list)
+// The allocation of a small bin is not granule-aligned, so no granule of
+// it is another bin's; registered bins own their granules whole.
 //
 // Layout-generic: `Ops` gives the chunk stride and per-bin metadata only
 // (layout_traits.hpp), so bins can hold any payload or none.
