@@ -1222,7 +1222,7 @@ TEST_CASE("hive: randomized operations against a model, small and large blocks",
     model.clear();
     for (const auto& e : h) model.emplace_back(&e, e);
   };
-  constexpr int steps = travpool::test::small_depth || TRAVPOOL_CHECKS != 0 ? 400 : 1500;
+  constexpr int steps = travpool::test::small_depth || TRAVPOOL_CHECKS != 0 ? 150 : 500;
   for (int step = 0; step < steps; ++step) {
     const unsigned op = static_cast<unsigned>(rng() % 100);
     if (op < 40 || model.empty()) {
