@@ -182,7 +182,12 @@ class bin_storage {
       return false;
   }
   // Returns: the small bins listed.
-  std::size_t small_bin_count() const noexcept { return small_count_; }
+  std::size_t small_bin_count() const noexcept {
+    if constexpr (small_bins)
+      return small_.count;
+    else
+      return 0;
+  }
   bin_storage(const bin_storage&) = delete;
   bin_storage& operator=(const bin_storage&) = delete;
 
@@ -207,7 +212,7 @@ class bin_storage {
   bin* find(const void* p) const noexcept {
     bin* const b = static_cast<bin*>(bin_directory::find(p, id_));
     if constexpr (small_bins) {
-      if (b == nullptr && small_head_ != nullptr) return find_small(p);
+      if (b == nullptr && small_.head != nullptr) return find_small(p);
     }
     return b;
   }
@@ -253,7 +258,7 @@ class bin_storage {
   // create fast path that calls it.
   TRAVPOOL_NOINLINE bin* make_bin() {
     if constexpr (small_bins) {
-      if (small_count_ < max_small_bins && small_capacity(capacity_)) {
+      if (small_.count < max_small_bins && small_capacity(capacity_)) {
         if (bin* b = make_small_bin()) return b;
       }
     }
@@ -353,8 +358,7 @@ class bin_storage {
     stats_ = std::exchange(o.stats_, Stats{});
     spans_.adopt(o.spans_);
     if constexpr (small_bins) {
-      small_head_ = std::exchange(o.small_head_, nullptr);
-      small_count_ = std::exchange(o.small_count_, 0);
+      small_ = std::exchange(o.small_, small_list{});
     }
   }
 
@@ -397,8 +401,8 @@ class bin_storage {
       if (!is_small(*b)) reregister(b);
     }
     if constexpr (small_bins) {
-      while (o.small_head_ != nullptr) {
-        bin* const s = o.small_head_;
+      while (o.small_.head != nullptr) {
+        bin* const s = o.small_.head;
         o.small_erase(s);
         small_push(s);
       }
@@ -447,24 +451,28 @@ class bin_storage {
     return b;
   }
   // The small bins' list (unordered, doubly linked through their records).
-  void small_push(bin* b) noexcept {
-    small_record_type& r = small_record(*b);
-    r.prev = nullptr;
-    r.next = small_head_;
-    if (small_head_ != nullptr) small_record(*small_head_).prev = b;
-    small_head_ = b;
-    ++small_count_;
+  void small_push([[maybe_unused]] bin* b) noexcept {
+    if constexpr (small_bins) {
+      small_record_type& r = small_record(*b);
+      r.prev = nullptr;
+      r.next = small_.head;
+      if (small_.head != nullptr) small_record(*small_.head).prev = b;
+      small_.head = b;
+      ++small_.count;
+    }
   }
-  void small_erase(bin* b) noexcept {
-    small_record_type& r = small_record(*b);
-    (r.prev != nullptr ? small_record(*r.prev).next : small_head_) = r.next;
-    if (r.next != nullptr) small_record(*r.next).prev = r.prev;
-    --small_count_;
+  void small_erase([[maybe_unused]] bin* b) noexcept {
+    if constexpr (small_bins) {
+      small_record_type& r = small_record(*b);
+      (r.prev != nullptr ? small_record(*r.prev).next : small_.head) = r.next;
+      if (r.next != nullptr) small_record(*r.next).prev = r.prev;
+      --small_.count;
+    }
   }
   // Returns: the small bin whose chunks hold p, or nullptr.
   TRAVPOOL_NOINLINE bin* find_small(const void* p) const noexcept {
     const auto a = reinterpret_cast<std::uintptr_t>(p);
-    for (bin* b = small_head_; b != nullptr; b = small_record(*b).next) {
+    for (bin* b = small_.head; b != nullptr; b = small_record(*b).next) {
       const auto first = reinterpret_cast<std::uintptr_t>(b->chunks_);
       if (a - first < (std::size_t{b->capacity_} + 4) * Ops::stride) return b;
     }
@@ -514,9 +522,14 @@ class bin_storage {
   std::atomic<std::size_t> chunk_count_{0};
   std::atomic<std::size_t> span_bytes_{0};
   Spans spans_;  // where new bins come from
-  // Small bins (hive): the list of the listed ones, through their records.
-  bin* small_head_ = nullptr;
-  std::size_t small_count_ = 0;
+  // Small bins (hive): the list of the listed ones, through their records
+  // (nothing in storages without small bins).
+  struct small_list {
+    bin* head = nullptr;
+    std::size_t count = 0;
+  };
+  struct no_small_list {};
+  [[no_unique_address]] std::conditional_t<small_bins, small_list, no_small_list> small_;
   [[no_unique_address]] spans_lock spans_mutex_;
   [[no_unique_address]] Stats stats_;
 };
