@@ -1122,7 +1122,7 @@ TEST_CASE("hive: a small hive's first blocks are small and grow", "[hive][capaci
 TEST_CASE("hive: get_iterator, contains, splice and reshape across small and large blocks",
           "[hive][operations][small]") {
   hive<int> big, small_one, other;
-  for (int i = 0; i < 100000; ++i) big.insert(i);
+  for (int i = 0; i < 30000; ++i) big.insert(i);
   for (int i = 0; i < 10; ++i) small_one.insert(-i);
   for (int i = 0; i < 10; ++i) other.insert(1000000 + i);
   // Pointers that are no element: end(), from any block kind.
@@ -1163,10 +1163,10 @@ TEST_CASE("hive: get_iterator, contains, splice and reshape across small and lar
   // The emptied hives grow again from small blocks.
   big.insert(5);
   CHECK(big.capacity() == hive<int>::block_capacity_default_limits().min);
-  // reshape into tiny blocks (beyond the small blocks a hive makes, 64 KiB
+  // reshape into blocks of 50 to 60 chunks (16 small ones, then 64 KiB
   // ones), then back; the order is kept, every element found.
   std::vector<int> values(other.begin(), other.end());
-  other.reshape(hive_limits(3, 5));
+  other.reshape(hive_limits(50, 60));
   check(other);
   CHECK(std::vector<int>(other.begin(), other.end()) == values);
   for (auto it = other.begin(); it != other.end(); ++it) REQUIRE(other.get_iterator(&*it) == it);
