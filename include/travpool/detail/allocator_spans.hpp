@@ -101,7 +101,9 @@ inline bool allocator_span_advice_budget() noexcept {
 }
 #endif
 
-template <class Allocator>
+// SmallBins: the source also hands out small bins' allocations
+// (take_small; bin_storage makes small bins over it: a hive's blocks).
+template <class Allocator, bool SmallBins = false>
 class allocator_spans {
   using alloc_traits = typename std::allocator_traits<Allocator>::template rebind_traits<granule_block>;
   using block_alloc = typename alloc_traits::allocator_type;
@@ -182,7 +184,7 @@ class allocator_spans {
 
   // Small bins (bin_storage): allocations of fewer bytes than a granule,
   // aligned to small_align, outside the bin directory.
-  static constexpr bool small_bins = true;
+  static constexpr bool small_bins = SmallBins;
   static constexpr std::size_t small_align = alignof(small_unit);
   // Requires: bytes is a multiple of small_align. Returns: `bytes` bytes
   // from the allocator, aligned to small_align, or nullptr if what the
