@@ -2,8 +2,8 @@
 // hives: N (default 20,000) travpool::hive<int>s of 10 elements each, the
 // growth of the process's RSS (/proc/self/statm, Linux) divided by N.
 // Empty hives take no memory (the first insertion makes the first block).
-// Each hive's one block is a 64 KiB span (the bin directory's granule,
-// detail/allocator_spans.hpp); what it costs is the pages written.
+// Each hive's one block is a small block of 60 ints, 1 KiB from operator
+// new (docs/hive.md, "Blocks and memory").
 //   g++ -std=c++20 -O2 -DNDEBUG -Iinclude bench/standalone/small_hive_rss.cpp -o /tmp/shr
 //   /tmp/shr [N=20000]
 #include <cstdio>

@@ -19,21 +19,30 @@
 //
 // Blocks
 // ------
-// A block of capacity c is a bin of c chunks. Its span (what it takes
-// from the allocator) is bit_ceil(bin_bytes(c)), at least 64 KiB (the
-// directory's granule), granule-aligned:
+// A block of capacity c is a bin of c chunks, of one of two kinds
+// (detail/bin_storage.hpp, "Small bins"):
+// * small (hive, not concurrent_hive; alignof(T) <= alignof(max_align_t)):
+//   a bin whose bytes and record take at most 32 KiB is one allocation of
+//   exactly that size (rounded up to 16 B), outside the bin directory, on
+//   the hive's list of small blocks, while the hive lists fewer than 16
+//   small blocks;
+// * registered: bit_ceil(bin_bytes(c)) bytes, at least 64 KiB (the
+//   directory's granule), granule-aligned, mapped by the directory.
 //   every block b:  limits.min <= b.capacity <= limits.max
 //                   (block_capacity_limits(); blocks spliced in were
 //                   checked against it, reshape re-establishes it)
 //   capacity() = sum of the blocks' capacities,  size() <= capacity()
 // A new block is made when an insertion finds no free chunk. Its
-// capacity fills a span of the blocks' total span rounded up to a power
-// of two, from 64 KiB to 2 MiB, clamped to the limits, so the capacity
-// roughly doubles per block until blocks fill 2 MiB (pool<T>'s bins).
-// default limits: [the chunks that fill 64 KiB, the chunks that fill 2 MiB];
-// hard limits: [1, 2^31 - 2^16]. A block below 64 KiB of chunks still
-// takes 64 KiB of address space (the directory's granule): the price of
-// O(1) get_iterator.
+// capacity fills the blocks' total bytes rounded up to a power of two,
+// from 1 KiB (64 KiB without small blocks) to 2 MiB, clamped to the
+// limits, so the capacity roughly doubles per block: small blocks of 1, 1,
+// 2, ..., 32 KiB, then registered ones until blocks fill 2 MiB (pool<T>'s
+// bins). default limits: [the chunks that fill 1 KiB, at least 8 (without
+// small blocks: those that fill 64 KiB), the chunks that fill 2 MiB]; hard
+// limits: [1, 2^31 - 2^16]. get_iterator and contains: O(1) through the
+// directory, and after a miss a scan of the small blocks (at most 16 that
+// the hive made, plus those spliced in). Beyond 16 small blocks (small
+// limits), a block below 64 KiB of chunks takes 64 KiB of address space.
 //
 // Where [hive] leaves a choice
 // ----------------------------
@@ -662,7 +671,9 @@ class hive {
 
   // Returns: the iterator of the element *p, or end() if p points at no
   // element of this hive (travpool: no precondition). Complexity: O(1),
-  // through the bin directory. concurrent_hive: thread-safe, without a
+  // through the bin directory; for a pointer the directory does not map,
+  // plus a look at each small block (at most 16 made by this hive, plus
+  // those spliced in; design note). concurrent_hive: thread-safe, without a
   // lock (exact for an element inserted or erased before the call).
   iterator get_iterator(const_pointer p) noexcept {
     const T* const q = std::to_address(p);
@@ -682,7 +693,8 @@ class hive {
   // travpool's extras
   // ---------------------------------------------------------------------
 
-  // Returns: whether p points at an element of this hive. O(1).
+  // Returns: whether p points at an element of this hive. Complexity: as
+  // get_iterator.
   bool contains(const T* p) const noexcept { return get_iterator(p) != end(); }
 
   // Effects: f(element) for every element, in iteration order, block by
@@ -727,10 +739,27 @@ class hive {
  private:
   static constexpr bool is_std_allocator = std::is_same_v<Allocator, std::allocator<T>>;
   static constexpr std::size_t hard_max = std::min<std::size_t>(detail::max_bin_capacity, ops::max_capacity);
-  // The chunks that fill a block of one granule (64 KiB) and of 2 MiB.
-  static constexpr std::size_t smallest_block =
-      std::min<std::size_t>(traits::capacity_for_span(detail::bin_directory::granule), traits::default_capacity());
+  static constexpr std::size_t granule = detail::bin_directory::granule;
+  // Whether the blocks below a granule are small blocks (design note):
+  // hive, not concurrent_hive, and alignof(T) <= alignof(max_align_t).
+  static constexpr bool small_blocks = core_type::small_capacity(1);
+  // The bytes of a default hive's first block, a small one.
+  static constexpr std::size_t first_block_bytes = 1024;
+  // The fewest bytes a new block fills: first_block_bytes, or a granule
+  // where blocks are not small.
+  static constexpr std::size_t least_block_bytes = small_blocks ? first_block_bytes : granule;
+  // The chunks of a default hive's first block: those that fill
+  // first_block_bytes, at least 8 (without small blocks: those that fill
+  // a granule); and those that fill a block of 2 MiB.
   static constexpr std::size_t largest_block = traits::default_capacity();
+  static constexpr std::size_t smallest_block = std::min<std::size_t>(
+      small_blocks ? (std::max)(std::size_t{8}, std::size_t{core_type::small_capacity_for(first_block_bytes)})
+                   : traits::capacity_for_span(granule),
+      largest_block);
+  // Returns: the chunks of a block that fills `bytes` (a power of two).
+  static std::uint32_t capacity_for_bytes(std::size_t bytes) noexcept {
+    return bytes < granule && small_blocks ? core_type::small_capacity_for(bytes) : traits::capacity_for_span(bytes);
+  }
 
   static hive_limits checked_limits(hive_limits l) {
     if (!is_within_hard_limits(l))
@@ -749,13 +778,13 @@ class hive {
         std::clamp<std::size_t>(concurrent ? largest_block : smallest_block, l.min, l.max));
   }
   // Returns: the capacity of the next block made: one that fills the
-  // blocks' total span rounded up to a power of two, from a granule to
-  // 2 MiB, within the limits.
+  // blocks' total bytes rounded up to a power of two, from
+  // least_block_bytes (1 KiB, or a granule) to 2 MiB, within the limits.
   std::uint32_t next_capacity() const noexcept {
     if constexpr (concurrent) return core_.capacity();
-    const std::size_t span =
-        std::clamp(std::bit_ceil(core_.span_bytes()), detail::bin_directory::granule, detail::default_bin_span);
-    return within_limits(traits::capacity_for_span(span));
+    const std::size_t bytes =
+        std::clamp(std::bit_ceil(core_.span_bytes()), least_block_bytes, detail::default_bin_span);
+    return within_limits(capacity_for_bytes(bytes));
   }
 
   // Effects: moves every element (move_if_noexcept), in iteration order,

@@ -10,6 +10,7 @@
 // hive_test_checks_default (checks::on, TRAVPOOL_CHECKS=1), where the
 // misuse cases run.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <compare>
@@ -88,18 +89,24 @@ struct ledger {
   std::map<std::uintptr_t, std::size_t> out;
   std::size_t allocations = 0, bad_deallocations = 0;
   int fail_after = -1;  // allocations that succeed before one throws; -1: all
-  // Returns: the allocations of at least 64 KiB (the hive's blocks) not
-  // given back.
-  std::size_t blocks_out() const {
+  // Returns: the allocations not given back (the hive's blocks, small and
+  // large, when it holds no scratch memory).
+  std::size_t blocks_out() const { return out.size(); }
+  // Returns: the allocations of fewer than 64 KiB (a hive's small blocks)
+  // not given back.
+  std::size_t small_out() const {
     std::size_t n = 0;
-    for (const auto& [where, bytes] : out) n += bytes >= (std::size_t{64} << 10);
+    for (const auto& [where, bytes] : out) n += bytes < (std::size_t{64} << 10);
     return n;
   }
 };
 
 // A stateful allocator that records what it hands out. IgnoreAlignment:
 // it returns memory aligned to 16 only, 16 bytes past an aligned address,
-// as an allocator may that does not support extended alignment.
+// as an allocator may that does not support extended alignment; and, for
+// a type aligned to 16 (a hive's small blocks are asked for as such), 8
+// bytes past it (not even that alignment: the hive then takes a 64 KiB
+// block instead).
 template <class T, bool Propagate = true, bool IgnoreAlignment = false>
 struct tracking_allocator {
   using value_type = T;
@@ -115,7 +122,7 @@ struct tracking_allocator {
   struct rebind {
     using other = tracking_allocator<U, Propagate, IgnoreAlignment>;
   };
-  static constexpr std::size_t shift = IgnoreAlignment && alignof(T) > 16 ? 16 : 0;
+  static constexpr std::size_t shift = !IgnoreAlignment ? 0 : alignof(T) > 16 ? 16 : alignof(T) == 16 ? 8 : 0;
   T* allocate(std::size_t n) {
     if (book->fail_after == 0) throw std::bad_alloc();
     if (book->fail_after > 0) --book->fail_after;
@@ -464,6 +471,7 @@ TEST_CASE("hive: an allocator that ignores extended alignment: every block goes 
     hive<int, A> a(hive_limits(8, 64), A(&la)), b(hive_limits(8, 64), A(&lb));
     for (int i = 0; i < 3000; ++i) a.insert(i), b.insert(-i);
     CHECK(la.blocks_out() == a.block_count());
+    CHECK(la.small_out() == 0);  // small blocks misaligned: 64 KiB blocks instead
     check(a);
     hive<int, A> c(std::move(a));  // c gives back a's blocks
     c.swap(b);                     // propagates: c has lb's blocks and allocator
@@ -1037,5 +1045,241 @@ TEMPLATE_TEST_CASE("hive: randomized operations against a model, across thousand
   }
   h.validate();
   CHECK(most_blocks >= (is_concurrent ? 800 : 1000) * steps / 40000);
+  for (const auto& [p, v] : model) REQUIRE(*h.get_iterator(p) == v);
+}
+
+// ---- small blocks ------------------------------------------------------------------------
+
+TEST_CASE("hive: an empty hive allocates nothing", "[hive][allocator][small]") {
+  ledger book;
+  using A = tracking_allocator<int>;
+  {
+    hive<int, A> h{A(&book)};
+    hive<int, A> g(hive_limits(3, 9), A(&book));
+    h.reserve(0);
+    h.trim_capacity();
+    h.shrink_to_fit();
+    h.clear();
+    h.reshape(hive_limits(2, 2000));
+    h.sort();
+    h.unique();
+    hive<int, A> copy(h);
+    hive<int, A> moved(std::move(g));
+    copy = moved;
+    h.splice(moved);
+    h.swap(copy);
+    CHECK(h.get_iterator(nullptr) == h.end());
+    CHECK(h.capacity() == 0);
+    CHECK(h.block_count() == 0);
+    CHECK(book.allocations == 0);
+  }
+  CHECK(book.allocations == 0);
+}
+
+TEST_CASE("hive: a small hive's first blocks are small and grow", "[hive][capacity][small]") {
+  constexpr std::size_t kib64 = std::size_t{64} << 10;
+  ledger book;
+  using A = tracking_allocator<int>;
+  using H = hive<int, A>;
+  // The default limits' min: a few elements (those that fill 1 KiB).
+  STATIC_REQUIRE(H::block_capacity_default_limits().min >= 8);
+  STATIC_REQUIRE(H::block_capacity_default_limits().min <= 64);
+  STATIC_REQUIRE(hive<std::array<char, 64>>::block_capacity_default_limits().min == 8);
+  {
+    H h{A(&book)};
+    for (int i = 0; i < 10; ++i) h.insert(i);
+    // 10 ints: one block of the default min, one allocation of at most 1 KiB.
+    CHECK(h.block_count() == 1);
+    CHECK(h.capacity() == H::block_capacity_default_limits().min);
+    REQUIRE(book.out.size() == 1);
+    CHECK(book.out.begin()->second <= 1024);
+    // Growing: the total doubles with each block; blocks below 64 KiB first,
+    // then 64 KiB blocks and larger, up to the default max.
+    std::vector<std::size_t> sizes;
+    for (int i = 10; i < 400000; ++i) {
+      const std::size_t before = h.capacity();
+      h.insert(i);
+      if (h.capacity() != before) sizes.push_back(h.capacity() - before);
+    }
+    check(h);
+    REQUIRE(sizes.size() >= 8);
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      CHECK(sizes[k] <= H::block_capacity_default_limits().max);
+      if (k != 0) CHECK(sizes[k] >= sizes[k - 1]);  // never smaller than the one before
+    }
+    CHECK(book.small_out() >= 5);  // 1, 1, 2, 4, 8, 16, 32 KiB
+    CHECK(book.small_out() <= 8);
+    std::size_t first_large = 0;
+    for (const auto& [where, bytes] : book.out) first_large += bytes >= kib64;
+    CHECK(first_large + book.small_out() == h.block_count());
+    // Every pointer of every block, small or large, finds its element.
+    for (auto it = h.begin(); it != h.end(); ++it) REQUIRE(h.get_iterator(&*it) == it);
+  }
+  CHECK(book.out.empty());
+  CHECK(book.bad_deallocations == 0);
+}
+
+TEST_CASE("hive: get_iterator, contains, splice and reshape across small and large blocks",
+          "[hive][operations][small]") {
+  hive<int> big, small_one, other;
+  for (int i = 0; i < 30000; ++i) big.insert(i);
+  for (int i = 0; i < 10; ++i) small_one.insert(-i);
+  for (int i = 0; i < 10; ++i) other.insert(1000000 + i);
+  // Pointers that are no element: end(), from any block kind.
+  int outside = 0;
+  CHECK(big.get_iterator(&outside) == big.end());
+  CHECK_FALSE(big.contains(&*small_one.begin()));
+  CHECK_FALSE(small_one.contains(&*big.begin()));
+  CHECK_FALSE(small_one.contains(&*other.begin()));
+  const auto* inside = reinterpret_cast<const char*>(&*small_one.begin()) + 1;  // not an element's start
+  CHECK(small_one.get_iterator(reinterpret_cast<const int*>(inside)) == small_one.end());
+  // An erased element of a small block is no element.
+  const int* gone = &*std::next(small_one.begin(), 3);
+  small_one.erase(small_one.get_iterator(gone));
+  CHECK_FALSE(small_one.contains(gone));
+  const std::vector<const int*> wa = addresses(big), wb = addresses(small_one), wc = addresses(other);
+  // A small hive's block spliced after a large hive's blocks, and a large
+  // hive's blocks after a small hive's.
+  big.splice(small_one);
+  other.splice(big);
+  CHECK(big.empty());
+  CHECK(small_one.empty());
+  check(other);
+  CHECK(other.size() == wa.size() + wb.size() + wc.size());
+  for (const auto* v : {&wc, &wa, &wb})
+    for (const int* p : *v) {
+      REQUIRE(other.get_iterator(p) != other.end());
+      REQUIRE(&*other.get_iterator(p) == p);
+      REQUIRE_FALSE(big.contains(p));
+      REQUIRE_FALSE(small_one.contains(p));
+    }
+  // Iteration order: other's, then big's, then small_one's elements.
+  std::vector<const int*> order = wc;
+  order.insert(order.end(), wa.begin(), wa.end());
+  order.insert(order.end(), wb.begin(), wb.end());
+  CHECK(addresses(other) == order);
+  CHECK(other.get_iterator(wc.back()) < other.get_iterator(wa.front()));
+  CHECK(other.get_iterator(wa.back()) < other.get_iterator(wb.front()));
+  // The emptied hives grow again from small blocks.
+  big.insert(5);
+  CHECK(big.capacity() == hive<int>::block_capacity_default_limits().min);
+  // reshape into blocks of 50 to 60 chunks (16 small ones, then 64 KiB
+  // ones), then back; the order is kept, every element found.
+  std::vector<int> values(other.begin(), other.end());
+  other.reshape(hive_limits(50, 60));
+  check(other);
+  CHECK(std::vector<int>(other.begin(), other.end()) == values);
+  for (auto it = other.begin(); it != other.end(); ++it) REQUIRE(other.get_iterator(&*it) == it);
+  other.reshape(hive<int>::block_capacity_default_limits());
+  check(other);
+  CHECK(std::vector<int>(other.begin(), other.end()) == values);
+  for (auto it = other.begin(); it != other.end(); ++it) REQUIRE(other.get_iterator(&*it) == it);
+  other.sort();
+  check(other);
+  CHECK(std::is_sorted(other.begin(), other.end()));
+  // shrink_to_fit after erasing most: the remaining elements in few blocks.
+  erase_if(other, [](int x) { return x % 100 != 0; });
+  other.shrink_to_fit();
+  check(other);
+  for (auto it = other.begin(); it != other.end(); ++it) REQUIRE(other.get_iterator(&*it) == it);
+}
+
+TEST_CASE("hive: small limits: a few small blocks, then 64 KiB ones", "[hive][allocator][small]") {
+  ledger book;
+  using A = tracking_allocator<int>;
+  {
+    hive<int, A> h(hive_limits(4, 4), A(&book));
+    std::vector<const int*> where;
+    for (int i = 0; i < 400; ++i) where.push_back(&*h.insert(i));
+    CHECK(h.block_count() == 100);
+    CHECK(book.small_out() >= 1);
+    CHECK(book.small_out() <= 16);  // a hive makes at most 16 small blocks
+    check(h);
+    for (std::size_t i = 0; i < where.size(); ++i) REQUIRE(*h.get_iterator(where[i]) == static_cast<int>(i));
+    // Splices add up small blocks beyond 16: still found.
+    for (int k = 0; k < 20; ++k) {
+      hive<int, A> x(hive_limits(4, 4), A(&book));
+      for (int i = 0; i < 3; ++i) where.push_back(&*x.insert(1000 + 3 * k + i));
+      h.splice(x);
+    }
+    check(h);
+    for (const int* p : where) REQUIRE(h.get_iterator(p) != h.end());
+    CHECK(book.blocks_out() == h.block_count());
+  }
+  CHECK(book.out.empty());
+  CHECK(book.bad_deallocations == 0);
+}
+
+// Default limits: small blocks, 64 KiB blocks and larger ones in one hive,
+// with splices from small and large hives, reshapes and shrink_to_fit.
+TEST_CASE("hive: randomized operations against a model, small and large blocks", "[hive][differential][small]") {
+  std::mt19937_64 rng(GENERATE(11u, 12u));
+  using H = hive<std::uint64_t>;
+  H h;
+  std::vector<std::pair<const std::uint64_t*, std::uint64_t>> model;
+  std::uint64_t next = 0;
+  auto rebuild_model = [&] {
+    model.clear();
+    for (const auto& e : h) model.emplace_back(&e, e);
+  };
+  constexpr int steps = travpool::test::small_depth || TRAVPOOL_CHECKS != 0 ? 150 : 500;
+  for (int step = 0; step < steps; ++step) {
+    const unsigned op = static_cast<unsigned>(rng() % 100);
+    if (op < 40 || model.empty()) {
+      // A burst: a few elements, or thousands (blocks of 64 KiB and more).
+      const std::size_t n = rng() % 4 == 0 ? rng() % 6000 : rng() % 20;
+      for (std::size_t k = 0; k < n; ++k) {
+        const auto it = h.insert(next);
+        model.emplace_back(&*it, next++);
+      }
+    } else if (op < 75) {
+      const std::size_t n = std::min<std::size_t>(model.size(), 1 + rng() % 2000);
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t j = rng() % model.size();
+        const auto it = h.get_iterator(model[j].first);
+        REQUIRE(it != h.end());
+        REQUIRE(*it == model[j].second);
+        h.erase(it);
+        REQUIRE_FALSE(h.contains(model[j].first));
+        model[j] = model.back();
+        model.pop_back();
+      }
+    } else if (op < 80) {
+      h.trim_capacity(rng() % (h.capacity() + 1));
+    } else if (op < 83) {
+      h.shrink_to_fit();
+      rebuild_model();
+    } else if (op < 85) {
+      h.reshape(rng() % 2 == 0 ? hive_limits(1, 18) : H::block_capacity_default_limits());
+      rebuild_model();
+    } else if (op < 95) {
+      H other(h.block_capacity_limits());
+      const std::size_t n = rng() % 3 == 0 ? rng() % 5000 : 1 + rng() % 30;
+      for (std::size_t k = 0; k < n; ++k) {
+        const auto it = other.insert(next);
+        model.emplace_back(&*it, next++);
+      }
+      if (rng() % 2 == 0) {
+        h.splice(other);
+      } else {
+        other.splice(h);
+        h.swap(other);
+      }
+      REQUIRE(other.empty());
+    } else {
+      std::map<const std::uint64_t*, std::uint64_t> m(model.begin(), model.end());
+      std::size_t seen = 0;
+      for (const auto& e : h) {
+        const auto it = m.find(&e);
+        REQUIRE(it != m.end());
+        REQUIRE(it->second == e);
+        ++seen;
+      }
+      REQUIRE(seen == model.size());
+    }
+    REQUIRE(h.size() == model.size());
+    if (step % 100 == 0) h.validate();
+  }
+  h.validate();
   for (const auto& [p, v] : model) REQUIRE(*h.get_iterator(p) == v);
 }

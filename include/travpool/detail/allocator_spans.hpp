@@ -38,13 +38,12 @@
 // std::allocator's memory is populated under every page policy; a user's
 // allocator's memory is not under `never`, which leaves the user's arena
 // (a file-backed or shared one, say) to be written as elements arrive.
-// A span of one granule (a hive's first block, or every block of small
-// limits) is faulted as written instead: a hive of a few elements then
-// holds the pages it writes (its header and bitmap, its last chunk, and
-// the heap's bookkeeping around an aligned allocation: 20,000 hives of 10
-// ints, 15.8 KiB resident each, 71.8 KiB populated;
-// bench/standalone/small_hive_rss.cpp), and a large hive takes 16 faults
-// more per such block (a default hive's first blocks are of one granule).
+// A span of one granule (a hive's first registered block, or a block of
+// small limits beyond its small blocks) is faulted as written instead, and
+// so are small bins (take_small: allocations below 32 KiB, aligned to
+// max_align_t only, outside the directory; bin_storage.hpp): a default
+// hive's first blocks are small ones of 1 to 32 KiB (20,000 hives of 10
+// ints: 1.0 KiB resident each; bench/standalone/small_hive_rss.cpp).
 // What is populated ahead of need: a hive's blocks grow with it, so at
 // most its newest block, once blocks span more than one granule; a concurrent_hive's
 // blocks have the limits' max capacity (up to 2 MiB), one per inserting
@@ -102,11 +101,20 @@ inline bool allocator_span_advice_budget() noexcept {
 }
 #endif
 
-template <class Allocator>
+// SmallBins: the source also hands out small bins' allocations
+// (take_small; bin_storage makes small bins over it: a hive's blocks).
+template <class Allocator, bool SmallBins = false>
 class allocator_spans {
   using alloc_traits = typename std::allocator_traits<Allocator>::template rebind_traits<granule_block>;
   using block_alloc = typename alloc_traits::allocator_type;
   using pointer = typename alloc_traits::pointer;
+  // The unit of a small bin's allocation: aligned as operator new aligns
+  // without an alignment argument (no extended alignment asked for).
+  struct alignas(std::max_align_t) small_unit {
+    std::byte bytes[alignof(std::max_align_t)];
+  };
+  using small_traits = typename std::allocator_traits<Allocator>::template rebind_traits<small_unit>;
+  using small_alloc = typename small_traits::allocator_type;
 
  public:
   // The span and what its taker should do with it after releasing its
@@ -173,6 +181,33 @@ class allocator_spans {
 
   // Effects: give_back (an allocator keeps no span for reuse here).
   void discard(void* s, std::size_t span) noexcept { give_back(s, span); }
+
+  // Small bins (bin_storage): allocations of fewer bytes than a granule,
+  // aligned to small_align, outside the bin directory.
+  static constexpr bool small_bins = SmallBins;
+  static constexpr std::size_t small_align = alignof(small_unit);
+  // Requires: bytes is a multiple of small_align. Returns: `bytes` bytes
+  // from the allocator, aligned to small_align, or nullptr if what the
+  // allocator returned is not so aligned (it is given back; the caller
+  // takes a granule-aligned span instead). Its first touch is the caller's
+  // (nothing is populated). Throws: what the allocator throws.
+  void* take_small(std::size_t bytes) {
+    small_alloc a(alloc_);
+    const std::size_t n = bytes / sizeof(small_unit);
+    typename small_traits::pointer p = small_traits::allocate(a, n);
+    void* const raw = std::to_address(p);
+    if (reinterpret_cast<std::uintptr_t>(raw) % small_align == 0) return raw;
+    small_traits::deallocate(a, p, n);
+    return nullptr;
+  }
+  // Requires: s from take_small(bytes) of an allocator equal to this
+  // one's, not given back yet. Effects: returns it to the allocator.
+  void give_back_small(void* s, std::size_t bytes) noexcept {
+    small_alloc a(alloc_);
+    small_traits::deallocate(
+        a, std::pointer_traits<typename small_traits::pointer>::pointer_to(*static_cast<small_unit*>(s)),
+        bytes / sizeof(small_unit));
+  }
 
   // Effects: returns the pages of [p, p + n), part of a span still held,
   // to the OS if the memory is operator new's (std::allocator) and the

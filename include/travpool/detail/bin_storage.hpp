@@ -10,12 +10,13 @@
 //   bin_count() = |L|
 //   chunk_count() = sum over b in L of b->capacity_
 //   span_bytes()  = sum over b in L of span_of(*b)
-//   for b in L: directory.find(b's span, id()) = b, b->owner_ = id(),
+//   for b in L not small: directory.find(b's span, id()) = b, b->owner_ = id(),
 //               b's span = span_of(*b) = span_for(b->capacity_) bytes,
 //               aligned to it (span_source) or to the directory's granule
 //               (allocator_spans); either way the directory maps each
 //               granule to at most one bin
 //   span_for(c) = max(bit_ceil(bin_bytes(c)), directory granule, page)
+//               (a small bin: below)
 //   b before c in L  =>  rank(b) < rank(c)   (layout_traits::keeps_rank:
 //               append and splice rank a bin above the list's last one)
 // capacity() is the capacity of the bins make_bin() makes, span() =
@@ -26,6 +27,23 @@
 // concurrent_hive's does not).
 // A bin off the list is either given back (span cache or OS) or, with
 // sync::bin_locks, retired: still mapped, and out of the directory.
+//
+// Small bins (a hive's: Spans = allocator_spans, sync::none; alignof of
+// the chunks <= the span source's small_align, 16): a bin whose
+// small_bytes(c) = bin_bytes(c) + small_gap (64), rounded up to 16, is at
+// most 32 KiB is made as one allocation of exactly that size while fewer
+// than max_small_bins (16) small bins are listed; else as a registered bin
+// (a granule-aligned span). A small bin is not in the directory; its
+// chunks start small_gap after where a registered bin's would, and the
+// gap holds its record {next, prev, bytes}, which links the storage's
+// small bins' list:
+//   b small  <=>  b.chunks_ == (byte*)&b + chunks_offset(b.capacity_) + small_gap
+//   span_of(b) = its record's bytes;  small_bin_count() = |small bins in L|,
+//   each on the small list once, and no other bin is
+//   find(p): the directory; on a miss, the small bin whose chunks [A0, A1]
+//   hold p (a scan of the small list)
+// The allocation of a small bin is not granule-aligned, so no granule of
+// it is another bin's; registered bins own their granules whole.
 //
 // Layout-generic: `Ops` gives the chunk stride and per-bin metadata only
 // (layout_traits.hpp), so bins can hold any payload or none.
@@ -110,8 +128,66 @@ class bin_storage {
   static std::size_t span_for(std::uint32_t capacity) noexcept {
     return (std::max)({std::bit_ceil(traits::bin_bytes(capacity)), bin_directory::granule, page_size()});
   }
-  // Returns: the span of bin b (b was made by a storage of this layout).
-  std::size_t span_of(const bin& b) const noexcept { return b.capacity_ == capacity_ ? span_ : span_for(b.capacity_); }
+  // Returns: the span of bin b (b was made by a storage of this layout):
+  // for a small bin, the bytes of its allocation.
+  std::size_t span_of(const bin& b) const noexcept {
+    if constexpr (small_bins) {
+      if (is_small(b)) return small_record(b).bytes;
+    }
+    return b.capacity_ == capacity_ ? span_ : span_for(b.capacity_);
+  }
+
+  // Small bins (design note above): whether this storage makes them, the
+  // most it makes while it lists that many, and the largest allocation one
+  // takes.
+  static constexpr bool small_bins = [] {
+    if constexpr (requires { Spans::small_bins; })
+      return !BinLocked && Spans::small_bins;
+    else
+      return false;
+  }();
+  static constexpr std::size_t max_small_bins = 16;
+  static constexpr std::size_t small_max_bytes = bin_directory::granule / 2;
+  // The small bin record, between the layout's metadata and the chunks.
+  struct small_record_type {
+    bin* next;
+    bin* prev;
+    std::size_t bytes;  // of the allocation
+  };
+  static constexpr std::size_t small_gap = 64;
+  // Returns: the bytes a small bin of `capacity` chunks takes.
+  static constexpr std::size_t small_bytes(std::uint32_t capacity) noexcept {
+    return round_up(traits::bin_bytes(capacity) + small_gap, small_unit());
+  }
+  // Returns: whether a bin of `capacity` chunks is made small (when fewer
+  // than max_small_bins are listed).
+  static constexpr bool small_capacity(std::uint32_t capacity) noexcept {
+    if constexpr (small_bins)
+      return Ops::chunk_align <= small_unit() && small_bytes(capacity) <= small_max_bytes;
+    else
+      return false;
+  }
+  // Returns: the largest capacity whose small bin takes at most `bytes`
+  // (at least 1).
+  static constexpr std::uint32_t small_capacity_for(std::size_t bytes) noexcept {
+    const std::size_t whole = bytes / small_unit() * small_unit();
+    return traits::capacity_for_span(whole > small_gap ? whole - small_gap : 0);
+  }
+  // Returns: whether b is a small bin: its chunks lie small_gap further
+  // from its header than a registered bin's.
+  static bool is_small(const bin& b) noexcept {
+    if constexpr (small_bins)
+      return b.chunks_ != reinterpret_cast<const std::byte*>(&b) + traits::chunks_offset(b.capacity_);
+    else
+      return false;
+  }
+  // Returns: the small bins listed.
+  std::size_t small_bin_count() const noexcept {
+    if constexpr (small_bins)
+      return small_.count;
+    else
+      return 0;
+  }
   bin_storage(const bin_storage&) = delete;
   bin_storage& operator=(const bin_storage&) = delete;
 
@@ -130,8 +206,16 @@ class bin_storage {
   Stats& stats_hooks() noexcept { return stats_; }
   const Stats& stats_hooks() const noexcept { return stats_; }
 
-  // Returns: the bin of this pool whose span holds p, or nullptr. O(1).
-  bin* find(const void* p) const noexcept { return static_cast<bin*>(bin_directory::find(p, id_)); }
+  // Returns: the bin of this pool whose span holds p, or nullptr. O(1)
+  // through the directory; with small bins, a miss then looks at each
+  // small bin (at most max_small_bins, but for those spliced in).
+  bin* find(const void* p) const noexcept {
+    bin* const b = static_cast<bin*>(bin_directory::find(p, id_));
+    if constexpr (small_bins) {
+      if (b == nullptr && small_.head != nullptr) return find_small(p);
+    }
+    return b;
+  }
 
   // Returns: the index i of the user chunk that starts at p if i < bound,
   // else 0. Requires: first_user_chunk <= bound <= capacity + 2 (fresh_,
@@ -173,6 +257,11 @@ class bin_storage {
   // Out of line (once per bin): inlined, it changed how GCC compiled the
   // create fast path that calls it.
   TRAVPOOL_NOINLINE bin* make_bin() {
+    if constexpr (small_bins) {
+      if (small_.count < max_small_bins && small_capacity(capacity_)) {
+        if (bin* b = make_small_bin()) return b;
+      }
+    }
     typename Spans::taken t;
     {
       std::lock_guard<spans_lock> g(spans_mutex_);
@@ -209,10 +298,15 @@ class bin_storage {
     append(b);
   }
 
-  // Effects: removes b from the list and the directory; its counters go to
-  // the pool's totals.
+  // Effects: removes b from the list and the directory (a small bin: from
+  // the small bins); its counters go to the pool's totals.
   void unlink(bin* b) noexcept {
-    bin_directory::erase(b, detach(b));
+    if (is_small(*b)) {
+      small_erase(b);
+      detach(b);
+    } else {
+      bin_directory::erase(b, detach(b));
+    }
     stats_.on_bin_removed(*b);
   }
 
@@ -220,6 +314,13 @@ class bin_storage {
   // this pool's span source or the OS).
   void unmap_bin(bin* b) noexcept {
     const std::size_t span = span_of(*b);
+    if constexpr (small_bins) {
+      if (is_small(*b)) {
+        b->~bin();
+        spans_.give_back_small(b, span);
+        return;
+      }
+    }
     b->~bin();
     std::lock_guard<spans_lock> g(spans_mutex_);
     spans_.give_back(b, span);
@@ -256,6 +357,9 @@ class bin_storage {
     span_bytes_.store(o.span_bytes_.exchange(0, std::memory_order_relaxed), std::memory_order_relaxed);
     stats_ = std::exchange(o.stats_, Stats{});
     spans_.adopt(o.spans_);
+    if constexpr (small_bins) {
+      small_ = std::exchange(o.small_, small_list{});
+    }
   }
 
   // Requires: &o != this, b on o's list, both quiescent, no thread
@@ -264,10 +368,15 @@ class bin_storage {
   // registered under it; its counters go with it (stats: spliced).
   // Complexity: O(b's span / 64 KiB).
   void move_bin(bin_storage& o, bin* b) noexcept {
+    const bool small = is_small(*b);
+    if (small) o.small_erase(b);
     const std::size_t span = o.detach(b);
     o.stats_.on_bins_spliced_out(1);
     b->owner_ = id_;
-    reregister(b);
+    if (small)
+      small_push(b);
+    else
+      reregister(b);
     append(b);
     stats_.on_bins_spliced_in(1);
     spans_.adopt(o.spans_, b, span);
@@ -289,7 +398,14 @@ class bin_storage {
     for (bin* b = first; !b->is_root(); b = b->next_, ++n) {
       b->owner_ = id_;
       if constexpr (traits::keeps_rank) traits::set_rank(*b, rank++);
-      reregister(b);
+      if (!is_small(*b)) reregister(b);
+    }
+    if constexpr (small_bins) {
+      while (o.small_.head != nullptr) {
+        bin* const s = o.small_.head;
+        o.small_erase(s);
+        small_push(s);
+      }
     }
     if (n != 0) {
       bin* const last = o.root_.prev_;
@@ -309,6 +425,60 @@ class bin_storage {
   }
 
  private:
+  static constexpr std::size_t small_unit() noexcept {
+    if constexpr (requires { Spans::small_align; })
+      return Spans::small_align;
+    else
+      return 16;
+  }
+  static small_record_type& small_record(const bin& b) noexcept {
+    return *std::launder(reinterpret_cast<small_record_type*>(b.chunks_ - small_gap));
+  }
+  // Returns: a new small bin of capacity() chunks, on the small bins'
+  // list, or nullptr if the span source gave no suitably aligned memory.
+  // Throws: what the allocator throws; then nothing is held.
+  bin* make_small_bin() {
+    const std::size_t bytes = small_bytes(capacity_);
+    void* const mem = spans_.take_small(bytes);
+    if (mem == nullptr) return nullptr;
+    bin* b = ::new (mem) bin();
+    b->chunks_ = static_cast<std::byte*>(mem) + traits::chunks_offset(capacity_) + small_gap;
+    b->capacity_ = capacity_;
+    b->owner_ = id_;
+    ::new (static_cast<void*>(b->chunks_ - small_gap)) small_record_type{nullptr, nullptr, bytes};
+    algo::init(*b);
+    small_push(b);
+    return b;
+  }
+  // The small bins' list (unordered, doubly linked through their records).
+  void small_push([[maybe_unused]] bin* b) noexcept {
+    if constexpr (small_bins) {
+      small_record_type& r = small_record(*b);
+      r.prev = nullptr;
+      r.next = small_.head;
+      if (small_.head != nullptr) small_record(*small_.head).prev = b;
+      small_.head = b;
+      ++small_.count;
+    }
+  }
+  void small_erase([[maybe_unused]] bin* b) noexcept {
+    if constexpr (small_bins) {
+      small_record_type& r = small_record(*b);
+      (r.prev != nullptr ? small_record(*r.prev).next : small_.head) = r.next;
+      if (r.next != nullptr) small_record(*r.next).prev = r.prev;
+      --small_.count;
+    }
+  }
+  // Returns: the small bin whose chunks hold p, or nullptr.
+  TRAVPOOL_NOINLINE bin* find_small(const void* p) const noexcept {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    for (bin* b = small_.head; b != nullptr; b = small_record(*b).next) {
+      const auto first = reinterpret_cast<std::uintptr_t>(b->chunks_);
+      if (a - first < (std::size_t{b->capacity_} + 4) * Ops::stride) return b;
+    }
+    return nullptr;
+  }
+
   // Effects: appends b to the list and adds it to the totals (its
   // directory entries and statistics are the caller's).
   void append(bin* b) noexcept {
@@ -352,6 +522,14 @@ class bin_storage {
   std::atomic<std::size_t> chunk_count_{0};
   std::atomic<std::size_t> span_bytes_{0};
   Spans spans_;  // where new bins come from
+  // Small bins (hive): the list of the listed ones, through their records
+  // (nothing in storages without small bins).
+  struct small_list {
+    bin* head = nullptr;
+    std::size_t count = 0;
+  };
+  struct no_small_list {};
+  [[no_unique_address]] std::conditional_t<small_bins, small_list, no_small_list> small_;
   [[no_unique_address]] spans_lock spans_mutex_;
   [[no_unique_address]] Stats stats_;
 };

@@ -89,7 +89,9 @@ struct hive_layers : element_layers<T, Options...> {
   static_assert(count_category_v<layout_category, Options...> == 0 && count_category_v<stats_category, Options...> == 0,
                 "travpool::hive: its options are a travpool::sync and a travpool::checks tag");
   static_assert(!base::serialised, "travpool::hive: sync::none or sync::bin_locks (concurrent_hive)");
-  using storage = bin_storage<typename base::ops, no_stats, base::bin_locked, allocator_spans<Allocator>>;
+  // hive (not concurrent_hive): small blocks (bin_storage.hpp, "Small bins").
+  using storage =
+      bin_storage<typename base::ops, no_stats, base::bin_locked, allocator_spans<Allocator, !base::bin_locked>>;
   using core_type = std::conditional_t<base::bin_locked, concurrent_bins<storage, base::checked, base::tracked>,
                                        local_bins<storage, base::tracked>>;
 };

@@ -36,7 +36,7 @@ void validate_bins(const Core& core, std::size_t size) {
            std::string("free chunk has ") + which + " = " + std::to_string(got) + ", expected " + std::to_string(want));
   };
 
-  std::size_t live_total = 0, bins = 0, chunks = 0, span_bytes = 0;
+  std::size_t live_total = 0, bins = 0, chunks = 0, span_bytes = 0, small_bins = 0;
   std::vector<char> assigned, seen;
   std::vector<std::uint32_t> succ, pred;
   const bin_base* prev = core.root();
@@ -44,19 +44,31 @@ void validate_bins(const Core& core, std::size_t size) {
     const std::size_t n = bins;
     if (bins > core.bin_count()) fail(n, -1, "bin list is longer than bin_count()");
     if (b->prev_ != prev) fail(n, -1, "bin list prev link is broken");
-    if (bin_directory::find(b, core.id()) != b) fail(n, -1, "bin is not registered in the directory");
+    // A small bin (bin_storage: a hive's, outside the directory) is found
+    // by core.find from its first and last byte of chunks.
+    const bool small = Core::is_small(*b);
+    if (small) {
+      const std::size_t chunk_bytes = (std::size_t{b->capacity_} + 4) * Ops::stride;
+      if (core.find(b->chunks_) != b || core.find(b->chunks_ + chunk_bytes - 1) != b)
+        fail(n, -1, "small bin is not found from its chunks");
+      ++small_bins;
+    } else if (bin_directory::find(b, core.id()) != b) {
+      fail(n, -1, "bin is not registered in the directory");
+    }
     if (b->owner_ != core.id()) fail(n, -1, "bin is owned by another pool");
     if constexpr (traits::keeps_rank)
       if (!prev->is_root() && traits::rank(*prev) >= traits::rank(*b))
         fail(n, -1, "bin rank is not above the previous bin's");
     if (b->capacity_ == 0 || b->capacity_ > max_bin_capacity) fail(n, -1, "bin capacity out of range");
     const std::size_t span = core.span_of(*b);
-    if (bin_directory::find(reinterpret_cast<const std::byte*>(b) + span - 1, core.id()) != b)
+    if (!small && bin_directory::find(reinterpret_cast<const std::byte*>(b) + span - 1, core.id()) != b)
       fail(n, -1, "the end of the bin's span is not registered to it");
+    if (small && (span > bin_directory::granule || traits::bin_bytes(b->capacity_) > span))
+      fail(n, -1, "small bin's allocation has the wrong size");
     chunks += b->capacity_;
     span_bytes += span;
     const std::uint32_t cap = b->capacity_, f1 = b->full_mark(), a1 = b->last();
-    if (b->chunks_ != reinterpret_cast<const std::byte*>(b) + traits::chunks_offset(cap))
+    if (!small && b->chunks_ != reinterpret_cast<const std::byte*>(b) + traits::chunks_offset(cap))
       fail(n, -1, "chunk array is misplaced");
     if (b->fresh_ < first_user_chunk || b->fresh_ > f1) fail(n, -1, "fresh index out of range");
     if (b->free_head_ < first_user_chunk || b->free_head_ > f1) fail(n, -1, "free head out of range");
@@ -115,6 +127,9 @@ void validate_bins(const Core& core, std::size_t size) {
   if (bins != core.bin_count())
     fail(bins, -1,
          "bin_count() is " + std::to_string(core.bin_count()) + " but the list holds " + std::to_string(bins));
+  if (small_bins != core.small_bin_count())
+    throw std::logic_error("travpool::validate: the small bins' list has " + std::to_string(core.small_bin_count()) +
+                           " bins, the bin list " + std::to_string(small_bins));
   if (chunks != core.chunk_count())
     fail(bins, -1,
          "chunk_count() is " + std::to_string(core.chunk_count()) + " but the bins hold " + std::to_string(chunks));

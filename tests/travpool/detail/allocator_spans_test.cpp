@@ -208,6 +208,60 @@ TEST_CASE("allocator_spans: an allocator that ignores the alignment: the aligned
   CHECK(book.bad_deallocations == 0);
 }
 
+TEST_CASE("allocator_spans: small bins: exact allocations outside the directory, 16 at most, then granule spans",
+          "[allocator_spans][storage]") {
+  ledger book;
+  using alloc = recording_allocator<std::byte>;
+  using S = td::bin_storage<td::compact_layout<16, 8>, td::no_stats, false, td::allocator_spans<alloc, true>>;
+  STATIC_REQUIRE(S::small_bins);
+  STATIC_REQUIRE(S::small_capacity(100));
+  STATIC_REQUIRE(!S::small_capacity(5000));  // above 32 KiB: a granule span
+  {
+    checked<S> s(100, alloc(&book));
+    const auto made = fill(s, {100, 40}, 20);
+    CHECK(s.small_bin_count() == S::max_small_bins);
+    std::size_t small = 0;
+    for (td::bin_base* b : made) {
+      if (S::is_small(*b)) {
+        ++small;
+        CHECK(s.span_of(*b) == S::small_bytes(b->capacity_));
+        CHECK(s.span_of(*b) < granule);
+        CHECK(td::bin_directory::find(b, s.id()) == nullptr);  // not registered
+      } else {
+        CHECK(reinterpret_cast<std::uintptr_t>(b) % granule == 0);
+        CHECK(s.span_of(*b) == granule);
+      }
+      for (std::uint32_t i = td::first_user_chunk; i < b->fresh_; ++i) REQUIRE(s.find(S::ops::payload(*b, i)) == b);
+    }
+    CHECK(small == S::max_small_bins);
+    for (std::size_t k = 0; k < S::max_small_bins; ++k) CHECK(S::is_small(*made[k]));  // the first ones
+    std::size_t held = 0;
+    for (const auto& [where, n] : book.out) held += n;
+    CHECK(held == s.span_bytes());
+    validate(s);
+    // A small bin given back: off the list, its memory back; the next bin
+    // made is small again.
+    s.unlink(made[3]);
+    s.unmap_bin(made[3]);
+    CHECK(s.find(S::ops::payload(*made[4], td::first_user_chunk)) == made[4]);
+    CHECK(s.small_bin_count() == S::max_small_bins - 1);
+    s.set_capacity(100);
+    td::bin_base* again = s.make_bin();
+    s.link(again);
+    CHECK(S::is_small(*again));
+    validate(s);
+    // Another storage takes them all (steal), then gives them back.
+    checked<S> t(100, alloc(&book));
+    t.steal(s);
+    CHECK(t.small_bin_count() == S::max_small_bins);
+    CHECK(s.small_bin_count() == 0);
+    validate(t);
+    t.release_all([](td::bin_base&) {});
+    CHECK(book.out.empty());
+  }
+  CHECK(book.bad_deallocations == 0);
+}
+
 TEST_CASE("allocator_spans: an allocator that throws: make_bin throws, nothing is held", "[allocator_spans][storage]") {
   ledger book;
   using alloc = recording_allocator<std::byte>;

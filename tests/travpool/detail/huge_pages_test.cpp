@@ -410,28 +410,34 @@ TEST_CASE("a hive's blocks follow the page policy and are populated as touch_for
   // Automatic, verdict "small": populated, not advised huge.
   force_small_verdict();
   CHECK(probe(std_hive(two_mib)) == std::tuple{false, true, true});
-  // A block of one granule (64 KiB: a default hive's first blocks) is
-  // faulted as written, not populated (allocator_spans.hpp): checked on
-  // memory known fresh only, as above. The first block of more than one
-  // granule is populated.
+  // A block of one granule (64 KiB: a default hive's first block after
+  // its small ones, which are below 32 KiB) is faulted as written, not
+  // populated (allocator_spans.hpp): checked on memory known fresh only,
+  // as above (the heap trimmed before each new block). The first block of
+  // more than one granule is populated.
   {
     std_hive h;
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
-    ::malloc_trim(0);
-#endif
-    const std::byte* first = block_of(*h.insert(p3{}));
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
-    CHECK_FALSE(resident(first + td::bin_directory::granule / 2));
-#endif
-    const std::size_t one_granule = h.capacity();  // the first block's capacity
+    // The chunks that fill one granule: concurrent_hive's default min.
+    const std::size_t one_granule = travpool::concurrent_hive<p3>::block_capacity_default_limits().min;
+    const std::byte* first = nullptr;
     const std::byte* next = nullptr;
     for (int blocks = 0; next == nullptr && blocks < 64;) {
       const std::size_t before = h.capacity();
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+      if (h.size() == before) ::malloc_trim(0);  // this insertion makes a block
+#endif
       const std::byte* b = block_of(*h.insert(p3{}));
       if (h.capacity() == before) continue;
       ++blocks;
+      if (first == nullptr && h.capacity() - before == one_granule) {
+        first = b;
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+        CHECK_FALSE(resident(first + td::bin_directory::granule / 2));
+#endif
+      }
       if (h.capacity() - before > one_granule) next = b;  // a new block, of more than one granule
     }
+    CHECK(first != nullptr);
     REQUIRE(next != nullptr);
     CHECK(resident(next + td::bin_directory::granule + td::bin_directory::granule / 2));
   }
