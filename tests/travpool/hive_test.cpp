@@ -195,6 +195,21 @@ struct counted {
   static tally take() { return std::exchange(now, tally{}); }
 };
 
+// Requires that hive h holds exactly the elements of model, a list of
+// (address, value) pairs: each element at its address, with its value.
+template <class Hive>
+void require_holds_model(const Hive& h, const std::vector<std::pair<const std::uint64_t*, std::uint64_t>>& model) {
+  std::map<const std::uint64_t*, std::uint64_t> m(model.begin(), model.end());
+  std::size_t seen = 0;
+  for (const auto& e : h) {
+    const auto it = m.find(&e);
+    REQUIRE(it != m.end());
+    REQUIRE(it->second == e);
+    ++seen;
+  }
+  REQUIRE(seen == model.size());
+}
+
 }  // namespace
 
 // ---- [hive.overview]: types and iterators ---------------------------------------------
@@ -1027,15 +1042,7 @@ TEMPLATE_TEST_CASE("hive: randomized operations against a model, across thousand
       REQUIRE(model.size() <= before);
     } else {
       // The hive holds exactly the model's elements.
-      std::map<const std::uint64_t*, std::uint64_t> m(model.begin(), model.end());
-      std::size_t seen = 0;
-      for (const auto& e : h) {
-        const auto it = m.find(&e);
-        REQUIRE(it != m.end());
-        REQUIRE(it->second == e);
-        ++seen;
-      }
-      REQUIRE(seen == model.size());
+      require_holds_model(h, model);
     }
     REQUIRE(h.size() == model.size());
     // hive: at least capacity() / max blocks; concurrent_hive's blocks are
@@ -1267,15 +1274,7 @@ TEST_CASE("hive: randomized operations against a model, small and large blocks",
       }
       REQUIRE(other.empty());
     } else {
-      std::map<const std::uint64_t*, std::uint64_t> m(model.begin(), model.end());
-      std::size_t seen = 0;
-      for (const auto& e : h) {
-        const auto it = m.find(&e);
-        REQUIRE(it != m.end());
-        REQUIRE(it->second == e);
-        ++seen;
-      }
-      REQUIRE(seen == model.size());
+      require_holds_model(h, model);
     }
     REQUIRE(h.size() == model.size());
     if (step % 100 == 0) h.validate();
