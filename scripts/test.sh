@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs every test: Release (the default compiler, c++ or $CXX),
-# Release with clang++-14 (tests and examples), the core tests with
-# clang++-14 and libc++ on the POSIX branch as for macOS, ASan+UBSan, TSan
+# Release with clang++-14 (the programs that need only the standard library
+# with libc++ on the POSIX branch as for macOS, the others with libstdc++
+# on Linux's), ASan+UBSan, TSan
 # (threaded tests), the fuzzers for a bounded time, the core tests
 # cross-built for AArch64 and run under qemu with 64 KiB and 4 KiB pages,
 # the core tests cross-built for 64-bit Windows and run under wine, and a
@@ -85,7 +86,7 @@ if [[ -n $component ]]; then
   exit 0
 fi
 
-stage "1/9 Release build and tests"
+stage "1/8 Release build and tests"
 # travpool_tests: every program ctest runs; the benchmarks are built by
 # their own scripts (bench/README.md), but for mesh_compare, whose
 # agreement check is a test.
@@ -102,29 +103,24 @@ if ((quick)); then
   exit 0
 fi
 
-stage "2/9 Release build and tests with clang++-14 (no benchmarks)"
+stage "2/8 Release with clang++-14, on libc++ (POSIX branch) and libstdc++"
+# One Clang Release (-O3) build of every program, in two trees: the
+# programs that link nothing but the standard library (travpool_tests_std_only)
+# against libc++, with TRAVPOOL_PLATFORM_GENERIC_POSIX=1, so the platform
+# layer runs as on macOS and the BSDs (no membarrier, no THP advice: the
+# cases that need those say "skipped"; they run in the other stages);
+# those that link TBB, OpenMP, OpenMesh or CGAL, which Debian builds
+# against libstdc++, and the examples (travpool_tests_with_libs), against
+# libstdc++ on the Linux branch. No benchmarks. Each ctest preset takes
+# only labelled tests, which a program not built in its tree has none of.
+cmake --preset libcxx >/dev/null
 cmake --preset release-clang >/dev/null
-phase build cmake --build --preset release-clang -j "$jobs" --target travpool_tests
+phase build cmake --build --preset libcxx -j "$jobs" --target travpool_tests_std_only
+phase build cmake --build --preset release-clang -j "$jobs" --target travpool_tests_with_libs
+phase test ctest --preset libcxx -j "$jobs"
 phase test ctest --preset release-clang -j "$jobs"
 
-stage "3/9 the core tests with clang++-14 and libc++, on the POSIX branch without Linux's extensions"
-# Only tests that link no TBB, OpenMP, OpenMesh or CGAL (Debian builds those
-# against libstdc++). Built with TRAVPOOL_PLATFORM_GENERIC_POSIX=1, so the
-# platform layer runs as on macOS and the BSDs (no membarrier, no THP
-# advice): the cases that need those say "skipped". At -O0: what this stage
-# checks is libc++ and the POSIX branch; stage 2 runs Clang's optimiser on
-# every program (at -O1 and above Clang took 4 times as long to compile
-# pool_test). ctest runs the cases of
-# the programs built here (the preset takes only labelled tests, which a
-# program not built has none of).
-libcxx_tests=(pool_test pool_ops_test column_pool_test handle_test allocator_test segments_test partition_test
-  debug_checks_test hardened_checks_test concurrent_pool_mt_test platform_test huge_pages_test span_cache_test
-  column_storage_test hive_test hive_mt_test)
-cmake --preset libcxx >/dev/null
-phase build cmake --build --preset libcxx -j "$jobs" --target "${libcxx_tests[@]}"
-phase test ctest --preset libcxx -j "$jobs"
-
-stage "4/9 ASan + UBSan build and tests"
+stage "3/8 ASan + UBSan build and tests"
 # Everything but the CGAL test, whose translation unit alone took 2.5 min
 # to compile here under ASan at -O2, and the checks-default programs: both
 # run in stage 1 (docs/testing.md says where each case runs).
@@ -132,7 +128,7 @@ cmake --preset asan >/dev/null
 phase build cmake --build --preset asan -j "$jobs" --target travpool_tests
 phase test ctest --preset asan -j "$jobs"
 
-stage "5/9 TSan build and threaded tests"
+stage "4/8 TSan build and threaded tests"
 cmake --preset tsan >/dev/null
 # Only the threaded tests (*_mt_test.cpp, ctest label "threads") run here,
 # the mesh's (examples/mesh/tests/*_mt_test.cpp, one program: mesh_mt_test)
@@ -143,16 +139,16 @@ phase build cmake --build --preset tsan -j "$jobs" --target "${mt_targets[@]}"
 # TSan needs a non-randomised high address layout on some kernels.
 phase test setarch "$(uname -m)" -R ctest --preset tsan -j "$jobs"
 
-stage "6/9 fuzzers, ${TRAVPOOL_FUZZ_SECONDS:-30}s each, from the committed corpora"
+stage "5/8 fuzzers, ${TRAVPOOL_FUZZ_SECONDS:-30}s each, from the committed corpora"
 scripts/fuzz.sh "${TRAVPOOL_FUZZ_SECONDS:-30}"
 
-stage "7/9 the core tests cross-built for AArch64, under qemu with 64 KiB and 4 KiB pages"
+stage "6/8 the core tests cross-built for AArch64, under qemu with 64 KiB and 4 KiB pages"
 scripts/cross_aarch64.sh 65536 4096
 
-stage "8/9 the core tests cross-built for 64-bit Windows (mingw-w64), under wine"
+stage "7/8 the core tests cross-built for 64-bit Windows (mingw-w64), under wine"
 scripts/cross_windows.sh
 
-stage "9/9 install, then build tests/consumer against the installed package"
+stage "8/8 install, then build tests/consumer against the installed package"
 prefix=$PWD/build/install
 rm -rf "$prefix" build/consumer
 cmake --install build/release --prefix "$prefix" >/dev/null

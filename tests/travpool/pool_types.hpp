@@ -90,8 +90,6 @@ inline constexpr bool under_sanitizer = under_asan || under_tsan;
 // stages that rerun them with another compiler, library or target
 // (TRAVPOOL_TEST_SMALL=1: their presets and scripts set it), at a smaller
 // one that still kills the Listing-7 mutant (docs/testing.md lists each).
-// The same builds instantiate the policy cases for a covering set of
-// policies only (TRAVPOOL_TEST_POLICIES below).
 #ifndef TRAVPOOL_TEST_SMALL
 #define TRAVPOOL_TEST_SMALL 0
 #endif
@@ -110,26 +108,28 @@ inline constexpr bool small_depth = TRAVPOOL_TEST_SMALL_BUILD != 0;
 
 // Every layout x synchronisation policy, and checks::on with the default
 // layout and no synchronisation (what a build without NDEBUG gives
-// pool<T>; every CI stage builds with NDEBUG). Types with commas in
-// parentheses, as Catch2 requires. The GCC Release stage instantiates all
-// seven; the stages after it (TRAVPOOL_TEST_SMALL_BUILD) a covering subset
-// of four, with the same case names, in which every layout, every
-// synchronisation policy, stats::counters and checks::on occur: compiled
-// once per stage, the seven took most of the biggest programs' build time
-// (docs/testing.md, "Where each case runs").
-#if TRAVPOOL_TEST_SMALL_BUILD
+// pool<T>; every CI stage builds with NDEBUG): seven policies, as types with
+// commas in parentheses, as Catch2 requires. A build instantiates the
+// policy cases for four of them, a covering set in which every layout,
+// every synchronisation policy, stats::counters and checks::on occur; with
+// TRAVPOOL_TEST_OTHER_POLICIES=1 (the CMake option of that name, on in the
+// Clang stage's presets, release-clang and libcxx) for the other three
+// instead, with the same case names. So every policy runs every policy
+// case in one Release stage, and no build compiles all seven, which took
+// most of the biggest programs' build time (docs/testing.md, "The policy
+// cases").
+#ifndef TRAVPOOL_TEST_OTHER_POLICIES
+#define TRAVPOOL_TEST_OTHER_POLICIES 0
+#endif
+#if TRAVPOOL_TEST_OTHER_POLICIES
+#define TRAVPOOL_TEST_POLICIES                                                             \
+  travpool::test::options<travpool::layout::interleaved>,                                  \
+      (travpool::test::options<travpool::layout::interleaved, travpool::sync::bin_locks>), \
+      travpool::test::options<travpool::layout::compact>
+#else
 #define TRAVPOOL_TEST_POLICIES                                                            \
   (travpool::test::options<travpool::sync::global_mutex, travpool::layout::interleaved>), \
       (travpool::test::options<travpool::sync::bin_locks, travpool::layout::compact>),    \
       (travpool::test::options<travpool::stats::counters, travpool::sync::bin_locks>),    \
-      travpool::test::options<travpool::checks::on>
-#else
-#define TRAVPOOL_TEST_POLICIES                                                                \
-  travpool::test::options<travpool::layout::interleaved>,                                     \
-      (travpool::test::options<travpool::layout::interleaved, travpool::sync::bin_locks>),    \
-      (travpool::test::options<travpool::sync::global_mutex, travpool::layout::interleaved>), \
-      travpool::test::options<travpool::layout::compact>,                                     \
-      (travpool::test::options<travpool::sync::bin_locks, travpool::layout::compact>),        \
-      (travpool::test::options<travpool::stats::counters, travpool::sync::bin_locks>),        \
       travpool::test::options<travpool::checks::on>
 #endif
