@@ -2,7 +2,7 @@
 // quality and speed targets), on the same input:
 //
 //   decimate_parallel MESH [--subdivide=K] [--ratio=0.1] [--reps=R] [--samples=N]
-//                          [--min-angle=DEG]
+//                          [--min-angle=DEG] [--only=serial|openmp]
 //
 // MESH is an OFF/OBJ/PLY file read with travpool's reader, or "ico" (an
 // icosahedron, as mesh_demo's default input); then K Loop subdivisions.
@@ -15,7 +15,9 @@
 // share of collapses done in parallel, on retry and serially
 // (decimate_result); the input's smallest angle. --min-angle sets
 // decimate_options::min_angle (the quality guard; its default otherwise;
-// 0 turns the whole guard off, min_angle_ratio too).
+// 0 turns the whole guard off, min_angle_ratio too). --only runs one mode,
+// R times, and prints its line alone (for callgrind: docs/mesh.md, "Work
+// and the serial part").
 // Build: g++ -std=c++20 -O2 -DNDEBUG -fopenmp -Iinclude
 // -Iexamples/mesh bench/mesh/decimate_parallel.cpp (or the CMake target).
 #include <algorithm>
@@ -47,13 +49,14 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: decimate_parallel MESH|ico [--subdivide=K] [--ratio=0.1] [--reps=R] [--samples=N] "
-                 "[--min-angle=DEG]\n");
+                 "[--min-angle=DEG] [--only=serial|openmp]\n");
     return 2;
   }
   const std::string path = argv[1];
   int subdivide = 0, reps = 3;
   double ratio = 0.1, min_angle = decimate_options{}.min_angle;
   std::size_t samples = 0;
+  int first = 0, last = 2;  // the modes run: [first, last), 0 serial, 1 openmp
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.rfind("--subdivide=", 0) == 0)
@@ -64,6 +67,10 @@ int main(int argc, char** argv) {
       reps = std::max(1, std::atoi(a.c_str() + 7));
     else if (a.rfind("--min-angle=", 0) == 0)
       min_angle = std::atof(a.c_str() + 12);
+    else if (a == "--only=serial")
+      first = 0, last = 1;
+    else if (a == "--only=openmp")
+      first = 1, last = 2;
     else if (a.rfind("--samples=", 0) == 0)
       samples = static_cast<std::size_t>(std::atoll(a.c_str() + 10));
     else {
@@ -84,7 +91,7 @@ int main(int argc, char** argv) {
   std::vector<double> time[2], hausdorff[2], angle[2];
   std::size_t parallel = 0, retried = 0, serial = 0, collapses = 0;
   for (int r = 0; r < reps; ++r)
-    for (int k = 0; k < 2; ++k) {
+    for (int k = first; k < last; ++k) {
       triangle_mesh m = in.build();
       decimate_options o;
       o.target_faces = std::max<std::size_t>(4, static_cast<std::size_t>(ratio * static_cast<double>(m.face_count())));
@@ -105,6 +112,13 @@ int main(int argc, char** argv) {
   const auto pct = [&](std::size_t x) { return collapses == 0 ? 0.0 : 100.0 * double(x) / double(collapses); };
   std::printf("%s, %d subdivisions, %zu faces (min angle %.2f deg), %d runs each, min_angle option %g\n", path.c_str(),
               subdivide, in.triangles.size(), quality::measure(in, 1, in, tree, 0).min_angle, reps, min_angle);
+  if (time[0].empty() || time[1].empty()) {
+    const int k = time[0].empty() ? 1 : 0;
+    std::printf("%s, %zu faces, %s only: %.3f s, Hausdorff %.6f, min angle %.2f deg\n", path.c_str(),
+                in.triangles.size(), k == 0 ? "serial" : "openmp2", median(time[k]), median(hausdorff[k]),
+                median(angle[k]));
+    return 0;
+  }
   std::printf("  serial:  %.3f s, Hausdorff %.6f, min angle %.2f deg\n", median(time[0]), median(hausdorff[0]),
               median(angle[0]));
   std::printf("  openmp2: %.3f s, Hausdorff %.6f (worst %.6f), min angle %.2f deg (worst %.2f)\n", median(time[1]),
