@@ -309,8 +309,8 @@ TEMPLATE_TEST_CASE("a pool made without a bin capacity takes nothing empty, then
   if constexpr (!concurrent) REQUIRE(pool.memory() == sizeof(pool_type));  // (bin_locks keeps retired bins)
 
   // splice of a growing pool's bins (small ones among them) into a pool
-  // given a bin capacity, and back.
-  pool_type fixed(bin_capacity{1000});
+  // given a bin capacity, and back (concurrent pools: equal capacities).
+  pool_type fixed(bin_capacity{concurrent ? full : 1000});
   fixed.create(-1);
   fixed.splice(copy);
   REQUIRE(fixed.size() == model.size() + 1);
