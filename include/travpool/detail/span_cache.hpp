@@ -307,7 +307,7 @@ class small_span_source : public span_source {
   // touch is the caller's). Throws: std::bad_alloc.
   static void* take_small(std::size_t bytes) { return ::operator new(bytes); }
   // Requires: s from take_small(bytes). Effects: gives it back.
-  static void give_back_small(void* s, std::size_t bytes) noexcept { ::operator delete(s, bytes); }
+  static void give_back_small(void* s, std::size_t) noexcept { ::operator delete(s); }
 };
 
 }  // namespace travpool::detail
