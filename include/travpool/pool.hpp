@@ -606,7 +606,8 @@ class basic_pool {
   // Returns: the bytes this pool holds: sizeof(*this), plus the span of
   // each bin it holds (the bins on its list, and with sync::bin_locks the
   // retired bins shrink_to_fit keeps mapped), plus the bin directory's
-  // slots that map those bins (16 B per 64 KiB of span; the directory's
+  // slots that map those bins (16 B per 64 KiB of span; none for a small
+  // bin, whose span is its allocation's bytes; the directory's
   // leaves are shared by all pools and not counted otherwise). A bin's
   // span is counted whole although only its touched pages are resident.
   // Not counted: address space the pool's span source mapped ahead of need
@@ -623,7 +624,9 @@ class basic_pool {
            retired + detail::bin_directory::slot_bytes(retired);
   }
 
-  // Effects: ensures capacity() >= n by adding bins.
+  // Effects: ensures capacity() >= n by adding bins; growing bins skip
+  // the steps of growth that the rest of n fills at once (reserve(20000)
+  // on an empty pool<int>(): one bin of 256 KiB).
   // Throws: std::length_error if n > max_size(), at once (nothing added);
   // std::bad_alloc; bins added before the failure stay.
   void reserve(size_type n) {

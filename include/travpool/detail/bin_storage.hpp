@@ -19,8 +19,8 @@
 //               (a small bin: below)
 //   b before c in L  =>  rank(b) < rank(c)   (layout_traits::keeps_rank:
 //               append and splice rank a bin above the list's last one)
-// capacity() is the capacity of the bins make_bin() makes, span() =
-// span_for(capacity()). Every bin a pool makes has capacity(); bins of
+// capacity() is the capacity of the bins make_bin() makes once grown
+// (Growth, below), span() = span_for(capacity()). Every bin a pool makes has capacity(); bins of
 // other capacities come in by splice, and stay until given back (or,
 // with sync::bin_locks, retired: concurrent_bins reuses only retired bins
 // of capacity(); concurrent_pool's splice requires equal capacities,
@@ -28,8 +28,23 @@
 // A bin off the list is either given back (span cache or OS) or, with
 // sync::bin_locks, retired: still mapped, and out of the directory.
 //
-// Small bins (a hive's: Spans = allocator_spans, sync::none; alignof of
-// the chunks <= the span source's small_align, 16): a bin whose
+// Growth (pool<T> made without a bin capacity: grow_from; sync::none and
+// sync::global_mutex only): next_capacity() is the capacity of the next
+// bin make_bin makes; next_bytes_ what it fills (0: no growth):
+//   next_bytes_ = 0  =>  next_capacity() = capacity()
+//   growing: the k-th bin made fills first_bytes * 2^k (its capacity:
+//            small_capacity_for(bytes), at least 8, below a granule,
+//            else traits::capacity_for_span(bytes)), until that reaches
+//            capacity() or span(); then next_capacity() = capacity()
+// A growing bin below capacity() whose capacity is small is a small bin
+// where the source makes them only while growing (small_span_source,
+// Spans::small_bins_while_growing), so a pool given a bin capacity makes
+// registered bins of exactly that capacity. A growing bin made registered
+// fills its span: capacity min(capacity(), capacity_for_span(span_for(c))).
+//
+// Small bins (a hive's: Spans = allocator_spans, sync::none; a growing
+// pool's: small_span_source; alignof of the chunks <= the span source's
+// small_align, 16): a bin whose
 // small_bytes(c) = bin_bytes(c) + small_gap (64), rounded up to 16, is at
 // most 32 KiB is made as one allocation of exactly that size while fewer
 // than max_small_bins (16) small bins are listed; else as a registered bin
