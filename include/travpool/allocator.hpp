@@ -71,11 +71,13 @@ namespace travpool {
 
 // Totals over all node pools of one allocator variant.
 struct allocator_stats {
-  std::size_t pools = 0;         // node sizes in use
-  std::size_t nodes = 0;         // live nodes
-  std::size_t capacity = 0;      // chunks in all bins, live or free
-  std::size_t bins = 0;          // bins held
-  std::size_t bytes_mapped = 0;  // address space of the bins held (touched pages only are resident)
+  std::size_t pools = 0;     // node sizes in use
+  std::size_t nodes = 0;     // live nodes
+  std::size_t capacity = 0;  // chunks in all bins, live or free
+  std::size_t bins = 0;      // bins held
+  // Address space of the bins held and their directory slots (touched
+  // pages only are resident).
+  std::size_t bytes_mapped = 0;
 };
 
 namespace detail {
@@ -124,7 +126,7 @@ void add_pool_stats(const Pool& p, allocator_stats& s) noexcept {
   s.nodes += p.size();
   s.capacity += p.capacity();
   s.bins += p.bin_count();
-  s.bytes_mapped += p.bin_count() * p.bin_span();
+  s.bytes_mapped += p.memory() - sizeof(Pool);  // bins of every size (a pool's first bins grow)
 }
 
 // The process-wide pool of type Pool (a basic_pool of node_storage), for

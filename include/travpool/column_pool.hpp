@@ -35,7 +35,10 @@
 //   h live            <=>  every column holds a constructed T at h
 //
 // What happens when:
-//   construction      nothing is mapped; bins_ (one pointer per possible bin)
+//   construction      nothing is mapped or allocated (the index table,
+//                     detail/slot_index.hpp, comes with the first bin: it
+//                     grows with the indices taken, or under
+//                     sync::bin_locks holds one pointer per possible bin)
 //   add_column        the column's reservation; block q committed for every
 //                     bin q, and init copied to every live handle
 //   create            a slot from the bin layer; a new bin takes the lowest
@@ -196,7 +199,8 @@ class basic_column_pool {
   // ---------------------------------------------------------------------
 
   // Effects: an empty pool for up to max_slots handles (rounded up to a
-  // multiple of bin_slots) in bins of bin_slots slots. Maps nothing.
+  // multiple of bin_slots) in bins of bin_slots slots. Maps and allocates
+  // nothing (the index table comes with the first bin).
   // Throws: std::invalid_argument if bin_slots is not a power of two in
   // [4096, 2^15] or max_slots is 0 or above 2^32 - bin_slots.
   explicit basic_column_pool(std::uint64_t max_slots = default_max_slots,
@@ -482,7 +486,7 @@ class basic_column_pool {
   // frees its index and is given back. Live handles stay valid.
   void shrink_to_fit() noexcept {
     drop_hint();
-    for (std::uint32_t q = 0; q < index_.max_bins(); ++q) {
+    for (std::uint32_t q = 0; q < index_.table_size(); ++q) {
       bin* b = index_.at(q);
       if (b != nullptr && b->live_ == 0) drop_index(q);
     }
@@ -614,10 +618,11 @@ class basic_column_pool {
   }
   // Requires: index_mutex_. Effects: commits block q of every column for
   // the lowest free index q >= from. Returns: q, or max_bins() if there is
-  // no free index or a commit is refused (then nothing is committed).
+  // no free index, the index table cannot grow or a commit is refused
+  // (then nothing is committed).
   std::uint32_t commit_free_index(std::uint32_t from) noexcept {
     const std::uint32_t q = index_.lowest_free(from);
-    return q != index_.max_bins() && columns_.commit(q) ? q : index_.max_bins();
+    return q != index_.max_bins() && index_.make_room(q) && columns_.commit(q) ? q : index_.max_bins();
   }
   // Requires: the bin of index q has no live handle.
   void drop_index(std::uint32_t q) noexcept {
@@ -646,8 +651,8 @@ class basic_column_pool {
 
   core_type core_;
   detail::column_set columns_;
-  std::mutex index_mutex_;    // index_ while a bin gets or loses its index
-  detail::slot_index index_;  // bin index <-> bin
+  std::mutex index_mutex_;                 // index_ while a bin gets or loses its index
+  detail::slot_index<!bin_locked> index_;  // bin index <-> bin
   [[no_unique_address]] mutable std::conditional_t<serialised, std::mutex, no_serial> serial_;
   [[no_unique_address]] std::conditional_t<bin_locked, exclusive_state, no_serial> exclusive_;
 };

@@ -43,10 +43,21 @@
 // Capacity (at any quiescent moment; B = bin_count(), C = bin_capacity())
 // -----------------------------------------------------------------------
 //   capacity() = sum over bins b of b.capacity_ >= size()
-//              = B * C unless splice brought in bins of another capacity
-//   memory()   = sizeof(basic_pool) + sum over bins b of (span(b) + slot_bytes(span(b)))
+//              = B * C for a pool given a bin capacity, unless splice
+//                brought in bins of another capacity
+//   memory()   = sizeof(basic_pool) + sum over bins b of (span(b) + slot_bytes(b))
 //                + R * (bin_span() + slot_bytes(bin_span()))
-//                where R = retired bins (sync::bin_locks only, else 0)
+//                where R = retired bins (sync::bin_locks only, else 0),
+//                slot_bytes(b) = 0 for a small bin, slot_bytes(span(b)) else
+// Growth (basic_pool() without sync::bin_locks; detail/bin_storage.hpp):
+// the k-th bin added (k = 0, 1, ...) fills 2^k KiB, as a small bin (one
+// operator new allocation outside the bin directory) below 32 KiB while
+// fewer than 16 small bins are listed, else as a registered span; from
+// 2 MiB on (C chunks) every bin has C. A pool of 10 ints takes one 1 KiB
+// allocation; destroy resolves a pointer in a registered bin in O(1) (the
+// directory) and one in a small bin by a scan of the small bins (at most
+// 16) after the directory misses. A pool given a bin capacity, and every
+// concurrent pool, makes registered bins of exactly that capacity.
 //   splice(o): size'(this) = size(this) + size(o), size'(o) = 0,
 //              B'(this) = B(this) + B(o), B'(o) = 0
 //   stats().live = size()   (stats::counters; exact when quiescent)
@@ -209,14 +220,27 @@ class basic_pool {
   // ---------------------------------------------------------------------
 
   // Effects: an empty pool; no memory is taken until the first create.
+  // Its bins grow (without sync::bin_locks): the first fills first_bin_bytes
+  // (1 KiB, at least 8 chunks; a small bin from operator new), each next
+  // one twice the bytes of the one before, up to bin_capacity() =
+  // default_bin_capacity<T, layout_type> chunks (a 2 MiB span), and every
+  // bin after that has bin_capacity(). With sync::bin_locks every bin has
+  // bin_capacity().
+  explicit basic_pool() : core_(default_bin_capacity<T, layout_type>) { start_growth(); }
+  // Effects: an empty pool whose bins all have exactly cap.chunks chunks
+  // (no growth); no memory is taken until the first create.
   // Throws: std::invalid_argument if cap.chunks is 0 or above 2^31 - 2^16.
-  explicit basic_pool(travpool::bin_capacity cap = {default_bin_capacity<T, layout_type>}) : core_(cap.chunks) {}
+  explicit basic_pool(travpool::bin_capacity cap) : core_(cap.chunks) {}
 
-  // Effects: an empty pool with bin capacity cap, then insert(first, last).
+  // Effects: an empty pool (basic_pool(), or with bin capacity cap), then
+  // insert(first, last).
   // Throws: as insert; the pool is then destroyed (nothing leaks).
   template <std::input_iterator I, std::sentinel_for<I> S>
-  requires std::constructible_from<T, std::iter_reference_t<I>> basic_pool(
-      I first, S last, travpool::bin_capacity cap = {default_bin_capacity<T, layout_type>})
+  requires std::constructible_from<T, std::iter_reference_t<I>> basic_pool(I first, S last) : basic_pool() {
+    insert(std::move(first), std::move(last));
+  }
+  template <std::input_iterator I, std::sentinel_for<I> S>
+  requires std::constructible_from<T, std::iter_reference_t<I>> basic_pool(I first, S last, travpool::bin_capacity cap)
       : basic_pool(cap) {
     insert(std::move(first), std::move(last));
   }
@@ -227,25 +251,29 @@ class basic_pool {
   // completed, and T may be incomplete there. They static_assert instead,
   // so std::is_copy_constructible of a pool of a move-only T is true, and
   // copying one does not compile.
-  basic_pool(std::initializer_list<T> il, travpool::bin_capacity cap = {default_bin_capacity<T, layout_type>})
-      : basic_pool(cap) {
+  basic_pool(std::initializer_list<T> il) : basic_pool() {
+    static_assert(std::copy_constructible<T>, "travpool: constructing a pool from an initializer_list copies T");
+    insert(il);
+  }
+  basic_pool(std::initializer_list<T> il, travpool::bin_capacity cap) : basic_pool(cap) {
     static_assert(std::copy_constructible<T>, "travpool: constructing a pool from an initializer_list copies T");
     insert(il);
   }
 
-  // Effects: a deep copy of o with o's bin capacity: one element
+  // Effects: a deep copy of o with o's bin capacity (growing if o's bins
+  // grow, from the first step: basic_pool()): one element
   // copy-constructed from each of o's, in o's iteration order, into bins
   // reserved up front, so the copy's iteration order equals o's.
   // Throws: std::bad_alloc, or what T's copy constructor throws; nothing
   // leaks and o is unchanged. Requires: no thread modifies o meanwhile.
   // Complexity: O(o.size() + o.bin_count()).
-  basic_pool(const basic_pool& o) : basic_pool(travpool::bin_capacity{o.bin_capacity()}) {
+  basic_pool(const basic_pool& o) : basic_pool(same_bins{}, o) {
     static_assert(std::copy_constructible<T>, "travpool: copying a pool copies T");
     copy_from(o);
   }
   // Effects: replaces the elements of *this by copies of o's, in o's
-  // iteration order. *this keeps its own bin capacity (a constructor
-  // option), takes a new identity as a moved-to pool does, and its end()
+  // iteration order. *this keeps its own bin capacity and growth (a
+  // constructor option), takes a new identity as a moved-to pool does, and its end()
   // is invalidated. Strong guarantee: the copy is built in a new pool first;
   // if that throws, *this is unchanged.
   // Invalidates: every pointer and iterator to an element of *this.
@@ -253,7 +281,7 @@ class basic_pool {
   basic_pool& operator=(const basic_pool& o) {
     static_assert(std::copy_constructible<T>, "travpool: copying a pool copies T");
     if (this != std::addressof(o)) {
-      basic_pool copy(travpool::bin_capacity{bin_capacity()});
+      basic_pool copy(same_bins{}, *this);
       copy.copy_from(o);
       *this = std::move(copy);
     }
@@ -566,17 +594,20 @@ class basic_pool {
   // Returns: the chunks of all bins held, live or free.
   size_type capacity() const noexcept { return core_.chunk_count(); }
   size_type bin_count() const noexcept { return core_.bin_count(); }
-  // Returns: the chunks of each bin this pool adds (bins spliced in from a
-  // pool of another bin capacity keep theirs).
+  // Returns: the chunks of each bin this pool adds once its bins have
+  // grown (basic_pool(): the first bins have fewer), or always if it was
+  // given a bin capacity (bins spliced in from a pool of another bin
+  // capacity keep theirs).
   std::uint32_t bin_capacity() const noexcept { return core_.capacity(); }
-  // Returns: the bytes of address space each bin this pool adds takes (a
-  // power of two).
+  // Returns: the bytes of address space each bin of bin_capacity() chunks
+  // takes (a power of two).
   size_type bin_span() const noexcept { return core_.span(); }
 
   // Returns: the bytes this pool holds: sizeof(*this), plus the span of
   // each bin it holds (the bins on its list, and with sync::bin_locks the
   // retired bins shrink_to_fit keeps mapped), plus the bin directory's
-  // slots that map those bins (16 B per 64 KiB of span; the directory's
+  // slots that map those bins (16 B per 64 KiB of span; none for a small
+  // bin, whose span is its allocation's bytes; the directory's
   // leaves are shared by all pools and not counted otherwise). A bin's
   // span is counted whole although only its touched pages are resident.
   // Not counted: address space the pool's span source mapped ahead of need
@@ -587,12 +618,15 @@ class basic_pool {
     // Spans are multiples of the directory's granule, so slot_bytes of
     // their sum is the sum of their slot_bytes. Retired bins have
     // bin_span() (concurrent pools hold bins of one capacity).
+    // Small bins (growing pools' first bins) have no directory slots.
     const size_type listed = core_.span_bytes(), retired = core_.retired_count() * bin_span();
-    return sizeof(basic_pool) + listed + detail::bin_directory::slot_bytes(listed) + retired +
-           detail::bin_directory::slot_bytes(retired);
+    return sizeof(basic_pool) + listed + detail::bin_directory::slot_bytes(listed - core_.small_span_bytes()) +
+           retired + detail::bin_directory::slot_bytes(retired);
   }
 
-  // Effects: ensures capacity() >= n by adding bins.
+  // Effects: ensures capacity() >= n by adding bins; growing bins skip
+  // the steps of growth that the rest of n fills at once (reserve(20000)
+  // on an empty pool<int>(): one bin of 256 KiB).
   // Throws: std::length_error if n > max_size(), at once (nothing added);
   // std::bad_alloc; bins added before the failure stay.
   void reserve(size_type n) {
@@ -741,6 +775,17 @@ class basic_pool {
   // Requires: *this is empty with o's bin capacity or its own. Effects:
   // one element copy-constructed from each of o's, in o's iteration order,
   // into bins reserved up front.
+  // An empty pool with o's bin capacity, growing if o's bins grow.
+  struct same_bins {};
+  basic_pool(same_bins, const basic_pool& o) : core_(o.core_.capacity()) {
+    if (o.core_.grows()) start_growth();
+  }
+  // The bytes of a growing pool's first bin.
+  static constexpr std::size_t first_bin_bytes = 1024;
+  void start_growth() noexcept {
+    if constexpr (!bin_locked) core_.grow_from(first_bin_bytes);
+  }
+
   void copy_from(const basic_pool& o) {
     reserve(o.size());
     for (const T& e : o) create(e);

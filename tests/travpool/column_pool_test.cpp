@@ -18,6 +18,7 @@
 #include <catch2/catch.hpp>
 
 #include <travpool/column_pool.hpp>
+#include <travpool/detail/slot_index.hpp>
 
 namespace {
 
@@ -301,6 +302,63 @@ TEMPLATE_TEST_CASE("column pool rejects stale and foreign handles", "[column_poo
   while (pool.size() < pool.max_slots()) all.push_back(pool.create());
   REQUIRE_THROWS_AS(pool.create(), std::bad_alloc);
   REQUIRE(pool.size() == pool.max_slots());
+  pool.validate();
+}
+
+TEST_CASE("a column pool's index table comes with its first bin and grows with the indices", "[column_pool]") {
+  // max_slots 2^28 in bins of 4096: 65,536 possible bins.
+  detail::slot_index<true> growing(std::uint64_t{1} << 28, small_bins);
+  detail::slot_index<false> whole(std::uint64_t{1} << 28, small_bins);
+  REQUIRE(growing.table_size() == 0);  // nothing allocated
+  REQUIRE(whole.table_size() == 0);
+  REQUIRE(growing.bin_of(0) == nullptr);
+  REQUIRE(growing.bin_of(0xffff'ffffu) == nullptr);
+  REQUIRE(growing.lowest_free() == 0);
+  REQUIRE(growing.make_room(0));
+  REQUIRE(growing.table_size() == 16);
+  REQUIRE(growing.make_room(15));
+  REQUIRE(growing.table_size() == 16);
+  REQUIRE(growing.make_room(16));
+  REQUIRE(growing.table_size() == 32);
+  REQUIRE(growing.make_room(1000));
+  REQUIRE(growing.table_size() == 1024);
+  REQUIRE(growing.lowest_free(5000) == 5000);  // free, beyond the table
+  REQUIRE(whole.make_room(0));
+  REQUIRE(whole.table_size() == whole.max_bins());  // sync::bin_locks: allocated whole
+}
+
+TEMPLATE_TEST_CASE("column pool handles stay valid while its index table grows", "[column_pool]", plain, locked, serial,
+                   checked) {
+  using pool_type = typename TestType::pool;
+  using handle = typename pool_type::handle;
+  pool_type pool(std::uint64_t{small_bins} * 100, small_bins);
+  REQUIRE(pool.bin_count() == 0);
+  auto x = pool.template add_column<std::uint32_t>("x", 0u);
+  std::vector<handle> all;
+  const std::uint32_t n = small_bins * 40 + 7;  // 41 bins: the table grows 16, 32, 64
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const handle h = pool.create();
+    pool.at(x, h) = i;
+    all.push_back(h);
+  }
+  REQUIRE(pool.bin_count() == 41);
+  pool.validate();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    REQUIRE(pool.is_live(all[i]));
+    REQUIRE(pool.at(x, all[i]) == i);
+  }
+  // Empty the first 20 bins: shrink_to_fit frees their indices, and new
+  // bins take them again.
+  for (std::uint32_t i = 0; i < small_bins * 20; ++i) pool.destroy(all[i]);
+  pool.shrink_to_fit();
+  REQUIRE(pool.bin_count() == 21);
+  pool.validate();
+  for (std::uint32_t i = 0; i < small_bins * 20; ++i) REQUIRE_FALSE(pool.is_live(all[i]));
+  for (std::uint32_t i = small_bins * 20; i < n; ++i) REQUIRE(pool.at(x, all[i]) == i);
+  pool.reserve(pool.size() + small_bins * 30);
+  REQUIRE(pool.bin_count() == 51);
+  pool.validate();
+  for (std::uint32_t i = 0; i < small_bins * 30; ++i) REQUIRE(handle_index(pool.create()) < small_bins * 100);
   pool.validate();
 }
 

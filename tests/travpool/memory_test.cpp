@@ -136,7 +136,7 @@ TEST_CASE("pools of another span size leave cached spans alone", "[memory]") {
   }
   REQUIRE(travpool::span_cache_bytes() == cached);
   {
-    travpool::pool<p3> big;  // default bins: 2 MiB spans
+    travpool::pool<p3> big;  // a small first bin, then bins growing to 2 MiB spans
     REQUIRE(big.bin_span() != span);
     big.create(p3{1, 2, 3});
     REQUIRE(travpool::span_cache_bytes() == cached);
@@ -217,19 +217,21 @@ TEMPLATE_TEST_CASE("a pool on recycled spans ignores their stale bytes", "[memor
   REQUIRE(b.size() == model.size());
 }
 
-// Default bins are one 2 MiB huge page each and are filled lazily, so most of
-// a reused span is never written before the pool reads what it needs. Fill
-// a cached span with each byte pattern, then run a pool on it.
+// Bins of the default capacity (a growing pool's once grown; named here)
+// are one 2 MiB huge page each and are filled lazily, so most of a reused
+// span is never written before the pool reads what it needs. Fill a cached
+// span with each byte pattern, then run a pool on it.
 TEMPLATE_TEST_CASE("a pool on a cached 2 MiB span filled with garbage works", "[memory][misuse]",
                    TRAVPOOL_TEST_POLICIES) {
   using pool_type = travpool::test::pool_t<p3, TestType>;
   if (!cache_works()) return;
+  const bin_capacity full{travpool::default_bin_capacity<p3, typename pool_type::layout_type>};
   for (const int pattern : {0xff, 0x80, 0x00, 0x7f}) {
     CAPTURE(pattern);
     std::size_t span = 0;
     std::uintptr_t base = 0;
     {
-      pool_type a;
+      pool_type a(full);
       base = reinterpret_cast<std::uintptr_t>(a.create(p3{})) & ~(a.bin_span() - 1);
       span = a.bin_span();
     }
@@ -239,7 +241,7 @@ TEMPLATE_TEST_CASE("a pool on a cached 2 MiB span filled with garbage works", "[
     std::memset(s, pattern, span);
     REQUIRE(cache.put(s, span));
 
-    pool_type b;
+    pool_type b(full);
     std::set<p3*> model;
     random_ops(b, model, static_cast<std::uint64_t>(pattern) + 1, 30000, 70);
     REQUIRE(b.bin_count() == 1);

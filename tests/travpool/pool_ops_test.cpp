@@ -209,6 +209,154 @@ TEMPLATE_TEST_CASE("memory() counts the pool, its bins' spans and their director
   REQUIRE(pool.memory() == sizeof(pool_type) + (2 + retired) * per_bin);
 }
 
+// ---- growth: small first bins ----------------------------------------------------
+
+TEMPLATE_TEST_CASE("a pool made without a bin capacity takes nothing empty, then small bins that grow",
+                   "[pool][memory][growth]", TRAVPOOL_TEST_POLICIES) {
+  using pool_type = travpool::test::pool_t<int, TestType>;
+  constexpr bool concurrent = std::is_same_v<typename pool_type::sync_type, travpool::sync::bin_locks>;
+  const std::uint32_t full = travpool::default_bin_capacity<int, typename pool_type::layout_type>;
+  const auto slots = [](std::size_t span) { return span / 65536 * 16; };
+  pool_type pool;
+  REQUIRE(pool.bin_capacity() == full);
+  REQUIRE(pool.bin_span() == std::size_t{2} << 20);
+  REQUIRE(pool.bin_count() == 0);
+  REQUIRE(pool.memory() == sizeof(pool_type));  // empty: nothing allocated
+
+  std::vector<int*> v{pool.create(0)};
+  REQUIRE(pool.bin_count() == 1);
+  if constexpr (concurrent) {
+    // Concurrent pools keep one bin capacity.
+    REQUIRE(pool.capacity() == full);
+    REQUIRE(pool.memory() == sizeof(pool_type) + pool.bin_span() + slots(pool.bin_span()));
+  } else {
+    // One small bin of at most 1 KiB, outside the directory (no slots).
+    REQUIRE(pool.capacity() >= 8);
+    REQUIRE(pool.capacity() * sizeof(int) < 1024);
+    REQUIRE(pool.memory() > sizeof(pool_type) + 512);
+    REQUIRE(pool.memory() <= sizeof(pool_type) + 1024);
+  }
+
+  // Past two full bins: the bins grow, then all have bin_capacity().
+  const int n = static_cast<int>(2 * full + 1000);
+  for (int i = 1; i < n; ++i) v.push_back(pool.create(i));
+  const auto bins = test_access::bins(pool);
+  std::size_t growing = 0, full_count = 0;
+  for (std::size_t k = 0; k < bins.size(); ++k) {
+    const std::uint32_t c = bins[k]->capacity_;
+    REQUIRE(c <= full);
+    full_count += c == full;
+    if (c < full) {
+      ++growing;
+      REQUIRE(k + 1 < bins.size());
+      REQUIRE(bins[k + 1]->capacity_ > c);  // each bin fills twice the bytes
+      REQUIRE(bins[k + 1]->capacity_ <= 2 * c + c / 8 + 64);
+    }
+  }
+  if constexpr (concurrent) {
+    REQUIRE(growing == 0);
+    REQUIRE(pool.memory() == sizeof(pool_type) + bins.size() * (pool.bin_span() + slots(pool.bin_span())));
+  } else {
+    // 1, 2, ..., 32 KiB small bins, 64 KiB, ..., 1 MiB spans, then 2 MiB.
+    REQUIRE(growing == 11);
+    REQUIRE(bins.size() == growing + full_count);
+    REQUIRE(full_count >= 2);
+    const std::size_t registered = (std::size_t{2} << 20) - (std::size_t{64} << 10);
+    const std::size_t full_bins = full_count * pool.bin_span();
+    const std::size_t small =
+        pool.memory() - sizeof(pool_type) - registered - slots(registered) - full_bins - slots(full_bins);
+    REQUIRE(small > (std::size_t{32} << 10));
+    REQUIRE(small <= (std::size_t{63} << 10));
+  }
+  REQUIRE(pool.size() == static_cast<std::size_t>(n));
+  pool.validate();
+
+  // destroy (every third element, small and registered bins alike),
+  // lookup, iteration and partitions across the bins.
+  std::multiset<int> model;
+  for (int i = 0; i < n; ++i) {
+    if (i % 3 == 0)
+      pool.destroy(v[static_cast<std::size_t>(i)]);
+    else
+      model.insert(i);
+  }
+  for (int i = 0; i < 3000; ++i) REQUIRE(pool.contains(v[static_cast<std::size_t>(i)]) == (i % 3 != 0));
+  REQUIRE(std::multiset<int>(pool.begin(), pool.end()) == model);
+  std::multiset<int> swept;
+  for (const auto& r : pool.partition(5))
+    for (int x : r) swept.insert(x);
+  REQUIRE(swept == model);
+  pool.validate();
+
+  // A pointer into another pool's small bin is not this pool's.
+  pool_type other;
+  int* const foreign = other.create(7);
+  REQUIRE_FALSE(pool.contains(foreign));
+  REQUIRE(other.contains(foreign));
+
+  // Copies grow as their source does; erase_if, shrink_to_fit.
+  pool_type copy(pool);
+  REQUIRE(copy.bin_capacity() == full);
+  REQUIRE(std::multiset<int>(copy.begin(), copy.end()) == model);
+  copy.validate();
+  REQUIRE(travpool::erase_if(pool, [](int x) { return x >= 3000; }) == model.size() - 2000);
+  pool.shrink_to_fit();
+  pool.validate();
+  REQUIRE(pool.size() == 2000);
+  pool.clear();
+  pool.shrink_to_fit();
+  REQUIRE(pool.bin_count() == 0);
+  if constexpr (!concurrent) REQUIRE(pool.memory() == sizeof(pool_type));  // (bin_locks keeps retired bins)
+
+  // splice of a growing pool's bins (small ones among them) into a pool
+  // given a bin capacity, and back (concurrent pools: equal capacities).
+  pool_type fixed(bin_capacity{concurrent ? full : 1000});
+  fixed.create(-1);
+  fixed.splice(copy);
+  REQUIRE(fixed.size() == model.size() + 1);
+  REQUIRE(copy.bin_count() == 0);
+  fixed.validate();
+  other.splice(fixed);
+  REQUIRE(other.size() == model.size() + 2);
+  REQUIRE(other.contains(foreign));
+  other.validate();
+  std::size_t destroyed = 0;
+  for (auto it = other.begin(); it != other.end();) {
+    it = other.erase(it);
+    ++destroyed;
+  }
+  REQUIRE(destroyed == model.size() + 2);
+  other.validate();
+}
+
+TEMPLATE_TEST_CASE("a bin capacity given to the pool is every bin's, and reserve skips growth",
+                   "[pool][memory][growth]", TRAVPOOL_TEST_POLICIES) {
+  using pool_type = travpool::test::pool_t<int, TestType>;
+  constexpr bool concurrent = std::is_same_v<typename pool_type::sync_type, travpool::sync::bin_locks>;
+  const std::uint32_t full = travpool::default_bin_capacity<int, typename pool_type::layout_type>;
+  pool_type fixed(bin_capacity{64});
+  for (int i = 0; i < 200; ++i) fixed.create(i);
+  for (const auto* b : test_access::bins(fixed)) REQUIRE(b->capacity_ == 64);
+  REQUIRE(fixed.memory() == sizeof(pool_type) + 4 * (fixed.bin_span() + 16));
+  pool_type named(bin_capacity{full});  // the default capacity, named: no growth
+  named.create(1);
+  REQUIRE(named.capacity() == full);
+
+  // reserve(n) makes one bin that holds n where growth allows it.
+  pool_type grown;
+  grown.reserve(20000);
+  REQUIRE(grown.capacity() >= 20000);
+  REQUIRE(grown.bin_count() == 1);
+  if constexpr (concurrent)
+    REQUIRE(grown.capacity() == full);
+  else
+    REQUIRE(grown.capacity() < full);
+  pool_type big;
+  big.reserve(3 * std::size_t{full});
+  REQUIRE(big.bin_count() == 3);
+  REQUIRE(big.capacity() == 3 * std::size_t{full});
+}
+
 // ---- construction from ranges, insert, assign ----------------------------------
 
 TEMPLATE_TEST_CASE("construction from a range or an initializer_list, insert and assign", "[pool][insert]",

@@ -80,8 +80,13 @@ class local_bins : public Storage {
 
   std::size_t size() const noexcept { return size_; }
 
+  // Effects: adds bins until chunk_count() >= n; growing bins skip the
+  // steps of growth that the rest of n fills at once (grow_for).
   void reserve(std::size_t n) {
-    while (this->chunk_count() < n) add_bin();
+    while (this->chunk_count() < n) {
+      this->grow_for(n - this->chunk_count());
+      add_bin();
+    }
   }
 
   // Effects: gives back every bin without a live element.

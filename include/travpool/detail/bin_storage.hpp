@@ -19,8 +19,8 @@
 //               (a small bin: below)
 //   b before c in L  =>  rank(b) < rank(c)   (layout_traits::keeps_rank:
 //               append and splice rank a bin above the list's last one)
-// capacity() is the capacity of the bins make_bin() makes, span() =
-// span_for(capacity()). Every bin a pool makes has capacity(); bins of
+// capacity() is the capacity of the bins make_bin() makes once grown
+// (Growth, below), span() = span_for(capacity()). Every bin a pool makes has capacity(); bins of
 // other capacities come in by splice, and stay until given back (or,
 // with sync::bin_locks, retired: concurrent_bins reuses only retired bins
 // of capacity(); concurrent_pool's splice requires equal capacities,
@@ -28,8 +28,23 @@
 // A bin off the list is either given back (span cache or OS) or, with
 // sync::bin_locks, retired: still mapped, and out of the directory.
 //
-// Small bins (a hive's: Spans = allocator_spans, sync::none; alignof of
-// the chunks <= the span source's small_align, 16): a bin whose
+// Growth (pool<T> made without a bin capacity: grow_from; sync::none and
+// sync::global_mutex only): next_capacity() is the capacity of the next
+// bin make_bin makes; next_bytes_ what it fills (0: no growth):
+//   next_bytes_ = 0  =>  next_capacity() = capacity()
+//   growing: the k-th bin made fills first_bytes * 2^k (its capacity:
+//            small_capacity_for(bytes), at least 8, below a granule,
+//            else traits::capacity_for_span(bytes)), until that reaches
+//            capacity() or span(); then next_capacity() = capacity()
+// A growing bin below capacity() whose capacity is small is a small bin
+// where the source makes them only while growing (small_span_source,
+// Spans::small_bins_while_growing), so a pool given a bin capacity makes
+// registered bins of exactly that capacity. A growing bin made registered
+// fills its span: capacity min(capacity(), capacity_for_span(span_for(c))).
+//
+// Small bins (a hive's: Spans = allocator_spans, sync::none; a growing
+// pool's: small_span_source; alignof of the chunks <= the span source's
+// small_align, 16): a bin whose
 // small_bytes(c) = bin_bytes(c) + small_gap (64), rounded up to 16, is at
 // most 32 KiB is made as one allocation of exactly that size while fewer
 // than max_small_bins (16) small bins are listed; else as a registered bin
@@ -121,6 +136,29 @@ class bin_storage {
       throw std::invalid_argument("travpool: bin capacity must be in [1, 2^31 - 2^16]");
     capacity_ = capacity;
     span_ = span_for(capacity);
+    next_capacity_ = capacity;
+    next_bytes_ = 0;
+  }
+
+  // Growth (pool<T> constructed without a bin capacity; design note):
+  // Effects: the bins make_bin makes from now on grow: the next one fills
+  // first_bytes (a power of two; a small bin where the source makes them,
+  // else at least a granule), each one after it twice the bytes of the one
+  // before, up to capacity() chunks; from then on they have capacity().
+  // Requires: no bin was made yet.
+  void grow_from(std::size_t first_bytes) noexcept {
+    next_bytes_ = small_capacity(1) ? first_bytes : (std::max)(first_bytes, span_for(1));
+    next_capacity_ = (std::min)(capacity_for_bytes(next_bytes_), capacity_);
+  }
+  // Returns: whether this storage was made to grow (grow_from).
+  bool grows() const noexcept { return next_bytes_ != 0; }
+  // Returns: the capacity of the next bin make_bin makes (capacity() once
+  // grown, or without growth).
+  std::uint32_t next_capacity() const noexcept { return next_capacity_; }
+  // Effects: while the bins grow and the next one has fewer than `chunks`
+  // chunks, skips a step of growth (reserve(n): bins that hold n at once).
+  void grow_for(std::size_t chunks) noexcept {
+    while (next_capacity_ != capacity_ && next_capacity_ < chunks) advance_growth();
   }
   // Returns: the span of a bin of `capacity` chunks. At least a page, so
   // that a span's advice and unmapping never reach a neighbour (pages of
@@ -135,6 +173,13 @@ class bin_storage {
       if (is_small(b)) return small_record(b).bytes;
     }
     return b.capacity_ == capacity_ ? span_ : span_for(b.capacity_);
+  }
+  // Returns: the bytes of the listed small bins' allocations.
+  std::size_t small_span_bytes() const noexcept {
+    if constexpr (small_bins)
+      return small_.bytes;
+    else
+      return 0;
   }
 
   // Small bins (design note above): whether this storage makes them, the
@@ -257,34 +302,43 @@ class bin_storage {
   // Out of line (once per bin): inlined, it changed how GCC compiled the
   // create fast path that calls it.
   TRAVPOOL_NOINLINE bin* make_bin() {
+    std::uint32_t cap = next_capacity_;
     if constexpr (small_bins) {
-      if (small_.count < max_small_bins && small_capacity(capacity_)) {
-        if (bin* b = make_small_bin()) return b;
+      if (small_.count < max_small_bins && small_capacity(cap) && (cap != capacity_ || !small_while_growing)) {
+        if (bin* b = make_small_bin(cap)) {
+          advance_growth();
+          return b;
+        }
       }
     }
+    // A growing bin that is registered fills its span (a small capacity
+    // past max_small_bins takes a granule's).
+    if (cap != capacity_) cap = (std::min)(capacity_, traits::capacity_for_span(span_for(cap)));
+    const std::size_t span = cap == capacity_ ? span_ : span_for(cap);
     typename Spans::taken t;
     {
       std::lock_guard<spans_lock> g(spans_mutex_);
-      t = spans_.take_deferred(span_);
+      t = spans_.take_deferred(span);
     }
-    t.touch.run(t.span, span_);  // faults, outside the lock
+    t.touch.run(t.span, span);  // faults, outside the lock
     void* const mem = t.span;
     // The header is complete before the directory publishes it.
     bin* b = ::new (mem) bin();
-    b->chunks_ = static_cast<std::byte*>(mem) + traits::chunks_offset(capacity_);
-    b->capacity_ = capacity_;
+    b->chunks_ = static_cast<std::byte*>(mem) + traits::chunks_offset(cap);
+    b->capacity_ = cap;
     b->owner_ = id_;
     algo::init(*b);
     try {
-      bin_directory::insert(mem, span_, b, id_);
+      bin_directory::insert(mem, span, b, id_);
     } catch (...) {
       // Discarded, not cached: a span the directory cannot hold would
       // fail every pool that took it from the cache.
       b->~bin();
       std::lock_guard<spans_lock> g(spans_mutex_);
-      spans_.discard(mem, span_);
+      spans_.discard(mem, span);
       throw;
     }
+    advance_growth();
     return b;
   }
 
@@ -343,6 +397,8 @@ class bin_storage {
   void steal(bin_storage& o) noexcept {
     capacity_ = o.capacity_;
     span_ = o.span_;
+    next_capacity_ = o.next_capacity_;
+    next_bytes_ = o.next_bytes_;
     id_ = std::exchange(o.id_, next_pool_id());
     root_.next_ = root_.prev_ = &root_;
     if (!o.root_.next_->is_root()) {
@@ -431,19 +487,44 @@ class bin_storage {
     else
       return 16;
   }
+  // Whether small bins are made only while the bins grow (small_span_source).
+  static constexpr bool small_while_growing = [] {
+    if constexpr (requires { Spans::small_bins_while_growing; })
+      return Spans::small_bins_while_growing;
+    else
+      return false;
+  }();
+  // Returns: the chunks of a bin that fills `bytes` (a power of two): a
+  // small bin's below a granule where small bins are made (at least 8).
+  static std::uint32_t capacity_for_bytes(std::size_t bytes) noexcept {
+    if (bytes < bin_directory::granule && small_capacity(1))
+      return (std::max)(std::uint32_t{8}, small_capacity_for(bytes));
+    return traits::capacity_for_span(bytes);
+  }
+  // Effects: one step of growth: the next bin fills twice the bytes, and
+  // has capacity() once that many chunks would reach it.
+  void advance_growth() noexcept {
+    if (next_capacity_ == capacity_) return;
+    std::uint32_t c;
+    do {  // (a large chunk: the least small bin may span a few doublings)
+      next_bytes_ *= 2;
+      c = capacity_for_bytes(next_bytes_);
+    } while (c <= next_capacity_ && next_bytes_ < span_);
+    next_capacity_ = c >= capacity_ || next_bytes_ >= span_ ? capacity_ : c;
+  }
   static small_record_type& small_record(const bin& b) noexcept {
     return *std::launder(reinterpret_cast<small_record_type*>(b.chunks_ - small_gap));
   }
   // Returns: a new small bin of capacity() chunks, on the small bins'
   // list, or nullptr if the span source gave no suitably aligned memory.
   // Throws: what the allocator throws; then nothing is held.
-  bin* make_small_bin() {
-    const std::size_t bytes = small_bytes(capacity_);
+  bin* make_small_bin(std::uint32_t capacity) {
+    const std::size_t bytes = small_bytes(capacity);
     void* const mem = spans_.take_small(bytes);
     if (mem == nullptr) return nullptr;
     bin* b = ::new (mem) bin();
-    b->chunks_ = static_cast<std::byte*>(mem) + traits::chunks_offset(capacity_) + small_gap;
-    b->capacity_ = capacity_;
+    b->chunks_ = static_cast<std::byte*>(mem) + traits::chunks_offset(capacity) + small_gap;
+    b->capacity_ = capacity;
     b->owner_ = id_;
     ::new (static_cast<void*>(b->chunks_ - small_gap)) small_record_type{nullptr, nullptr, bytes};
     algo::init(*b);
@@ -459,6 +540,7 @@ class bin_storage {
       if (small_.head != nullptr) small_record(*small_.head).prev = b;
       small_.head = b;
       ++small_.count;
+      small_.bytes += r.bytes;
     }
   }
   void small_erase([[maybe_unused]] bin* b) noexcept {
@@ -467,6 +549,7 @@ class bin_storage {
       (r.prev != nullptr ? small_record(*r.prev).next : small_.head) = r.next;
       if (r.next != nullptr) small_record(*r.next).prev = r.prev;
       --small_.count;
+      small_.bytes -= r.bytes;
     }
   }
   // Returns: the small bin whose chunks hold p, or nullptr.
@@ -516,7 +599,9 @@ class bin_storage {
   // Read on every operation, written only by construction and moves.
   bin root_;  // list root: root_.next_ is the first bin
   std::uint32_t capacity_;
+  std::uint32_t next_capacity_ = 0;  // of the next bin make_bin makes (growth)
   std::size_t span_ = 0;
+  std::size_t next_bytes_ = 0;  // what the next growing bin fills; 0: no growth
   std::uint64_t id_;
   std::atomic<std::size_t> bin_count_{0};  // written when bins are added or removed
   std::atomic<std::size_t> chunk_count_{0};
@@ -527,6 +612,7 @@ class bin_storage {
   struct small_list {
     bin* head = nullptr;
     std::size_t count = 0;
+    std::size_t bytes = 0;  // of their allocations
   };
   struct no_small_list {};
   [[no_unique_address]] std::conditional_t<small_bins, small_list, no_small_list> small_;

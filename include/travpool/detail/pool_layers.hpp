@@ -15,6 +15,11 @@
 //              or checks::hardened: bins count their changes, and the O(1)
 //              checks are made)
 //   core_type = mutex_bins<bins_type> under sync::global_mutex, else bins_type.
+// basic_pool's layers (element_layers, growing_pool_layers) take their
+// spans from small_span_source without sync::bin_locks: a pool constructed
+// without a bin capacity has small first bins that grow (bin_storage.hpp,
+// "Growth"). The column pool's bins keep one capacity (its handles are
+// q * bin_slots + i).
 // hive<T, Allocator, Options...> takes pool<T>'s layers (sync::none or
 // sync::bin_locks) with bins from its allocator (allocator_spans.hpp):
 // hive_layers.
@@ -73,11 +78,27 @@ struct pool_layers {
   using core_type = std::conditional_t<serialised, mutex_bins<bins_type>, bins_type>;
 };
 
+// pool_layers whose bins may grow (bin_storage.hpp, "Growth"): without
+// sync::bin_locks, spans from small_span_source, whose small bins (from
+// operator new, outside the bin directory) are the growing first bins.
+// sync::bin_locks keeps span_source and bins of one capacity: its retired
+// bins are reused as bins of bin_capacity(), and its splice requires equal
+// capacities.
+template <class Ops, class... Options>
+struct growing_pool_layers : pool_layers<Ops, Options...> {
+  using base = pool_layers<Ops, Options...>;
+  using spans_type = std::conditional_t<base::bin_locked, span_source, small_span_source>;
+  using storage = bin_storage<Ops, typename stats_hooks<typename base::stats_type>::type, base::bin_locked, spans_type>;
+  using bins_type = std::conditional_t<base::bin_locked, concurrent_bins<storage, base::checked, base::tracked>,
+                                       local_bins<storage, base::tracked>>;
+  using core_type = std::conditional_t<base::serialised, mutex_bins<bins_type>, bins_type>;
+};
+
 // The layers of basic_pool<T, Options...>: the layout of the layout option
-// for chunks holding a T.
+// for chunks holding a T, bins that may grow.
 template <class T, class... Options>
 using element_layers =
-    pool_layers<layout_ops_for<select_option_t<layout_category, layout::compact, Options...>, T>, Options...>;
+    growing_pool_layers<layout_ops_for<select_option_t<layout_category, layout::compact, Options...>, T>, Options...>;
 
 // The layers of hive<T, Allocator, Options...>: pool<T>'s layout
 // (layout::compact) and no statistics, the sync (sync::none or

@@ -8,16 +8,26 @@
 //   top_      = 1 + the highest q with bins_[q] != null, or 0: every live
 //               handle h < top_ * bin_slots
 //
+// The table holds size_ entries, 0 until the first bin takes an index
+// (make_room): an empty pool allocates nothing. A growing table (sync::none,
+// sync::global_mutex: no thread reads it while another changes it) doubles
+// to hold the highest index taken, from 16 entries; otherwise it is
+// allocated whole (max_bins entries) by the first make_room, and never
+// again, so a thread that reads size_ (acquire) reads a table that stays:
+//   q >= size_  =>  bins_[q] is null (no entry)
 // Entries are atomic: a thread may look a handle up (is_live, destroy)
 // while another gives a new bin its index (set), under sync::bin_locks.
 // Setting and clearing are serialised by the caller.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include "bin.hpp"
@@ -25,26 +35,32 @@
 
 namespace travpool::detail {
 
+// Grows: the table grows (no thread reads it while another changes it:
+// sync::none, sync::global_mutex; its size is a plain word); otherwise it
+// is allocated whole, and its size is read with acquire loads.
+template <bool Grows>
 class slot_index {
+  using size_word = std::conditional_t<Grows, std::uint32_t, std::atomic<std::uint32_t>>;
+
  public:
+  // Effects: an index without a table (nothing allocated).
   // Throws: std::invalid_argument if bin_slots is not a power of two in
-  // [4096, 2^15] or max_slots is 0 or above 2^32 - bin_slots; std::bad_alloc.
+  // [4096, 2^15] or max_slots is 0 or above 2^32 - bin_slots.
   slot_index(std::uint64_t max_slots, std::uint32_t bin_slots)
       : max_bins_(checked_max_bins(max_slots, checked_bin_slots(bin_slots))),
-        shift_(static_cast<unsigned>(std::countr_zero(bin_slots))),
-        bins_(new std::atomic<bin_base*>[max_bins_]) {
-    clear_all();
-  }
+        shift_(static_cast<unsigned>(std::countr_zero(bin_slots))) {}
   // Effects: takes o's table; o has none (max_bins() = 0, every lookup null).
   slot_index(slot_index&& o) noexcept
       : max_bins_(std::exchange(o.max_bins_, 0)),
         shift_(o.shift_),
         bins_(std::move(o.bins_)),
+        size_(take_size(o)),
         top_(o.top_.exchange(0, std::memory_order_relaxed)) {}
   slot_index& operator=(slot_index&& o) noexcept {
     max_bins_ = std::exchange(o.max_bins_, 0);
     shift_ = o.shift_;
     bins_ = std::move(o.bins_);
+    store_size(take_size(o));
     top_.store(o.top_.exchange(0, std::memory_order_relaxed), std::memory_order_relaxed);
     return *this;
   }
@@ -58,22 +74,55 @@ class slot_index {
   // Returns: the bin of h's index, or nullptr (any h). O(1).
   bin_base* bin_of(std::uint32_t h) const noexcept {
     const std::uint32_t q = h >> shift_;
-    return q < max_bins_ ? bins_[q].load(std::memory_order_acquire) : nullptr;
+    std::uint32_t size;
+    if constexpr (Grows)
+      size = size_;
+    else
+      size = size_.load(std::memory_order_acquire);
+    return q < size ? bins_[q].load(std::memory_order_acquire) : nullptr;
   }
   std::uint32_t chunk_of(std::uint32_t h) const noexcept {
     return (h & ((std::uint32_t{1} << shift_) - 1)) + first_user_chunk;
   }
-  bin_base* at(std::uint32_t q) const noexcept { return bins_[q].load(std::memory_order_relaxed); }
+  // Returns: the bin of index q, or nullptr (any q; the caller changes
+  // the table, or the pool is quiescent).
+  bin_base* at(std::uint32_t q) const noexcept {
+    return q < table_size() ? bins_[q].load(std::memory_order_relaxed) : nullptr;
+  }
+  // Returns: the entries the table holds.
+  std::uint32_t table_size() const noexcept {
+    if constexpr (Grows)
+      return size_;
+    else
+      return size_.load(std::memory_order_relaxed);
+  }
   // Returns: b's index (from its handle base).
   std::uint32_t index_of(const bin_base& b) const noexcept { return (handle_base(b) + first_user_chunk) >> shift_; }
 
   // Returns: the lowest free index >= from, or max_bins() if none.
   std::uint32_t lowest_free(std::uint32_t from = 0) const noexcept {
+    const std::uint32_t size = table_size();
     std::uint32_t q = from;
-    while (q < max_bins_ && at(q) != nullptr) ++q;
-    return q;
+    while (q < size && at(q) != nullptr) ++q;
+    return (std::min)(q, max_bins_);
   }
-  // Requires: q free. Effects: b takes index q (its handle base is written).
+  // Requires: q < max_bins(), serialised with set and clear.
+  // Effects: the table holds index q (design note). Returns: false if the
+  // table could not be allocated (then nothing changed).
+  bool make_room(std::uint32_t q) noexcept {
+    const std::uint32_t size = table_size();
+    if (q < size) return true;
+    const std::uint32_t n =
+        Grows ? (std::min)(max_bins_, (std::max)(std::uint32_t{16}, std::bit_ceil(q + 1))) : max_bins_;
+    std::unique_ptr<std::atomic<bin_base*>[]> t(new (std::nothrow) std::atomic<bin_base*>[n]);
+    if (t == nullptr) return false;
+    for (std::uint32_t i = 0; i < n; ++i) t[i].store(i < size ? at(i) : nullptr, std::memory_order_relaxed);
+    bins_ = std::move(t);  // (a table is replaced only when it grows: no reader)
+    store_size(n);
+    return true;
+  }
+  // Requires: q free, q < table_size(). Effects: b takes index q (its
+  // handle base is written).
   void set(std::uint32_t q, bin_base& b) noexcept {
     set_handle_base(b, (q << shift_) - first_user_chunk);
     bins_[q].store(&b, std::memory_order_release);
@@ -88,7 +137,7 @@ class slot_index {
     top_.store(t, std::memory_order_relaxed);
   }
   void clear_all() noexcept {
-    for (std::uint32_t q = 0; q < max_bins_; ++q) bins_[q].store(nullptr, std::memory_order_relaxed);
+    for (std::uint32_t q = 0; q < table_size(); ++q) bins_[q].store(nullptr, std::memory_order_relaxed);
     top_.store(0, std::memory_order_relaxed);
   }
 
@@ -96,7 +145,7 @@ class slot_index {
   // or nullptr. Requires a quiescent pool.
   const char* check(const bin_base* root) const noexcept {
     std::uint32_t indexed = 0, listed = 0;
-    for (std::uint32_t q = 0; q < max_bins_; ++q) {
+    for (std::uint32_t q = 0; q < table_size(); ++q) {
       const bin_base* b = at(q);
       if (b == nullptr) continue;
       ++indexed;
@@ -106,7 +155,7 @@ class slot_index {
       const std::uint32_t q = index_of(*b);
       if (q >= max_bins_ || at(q) != b) return "a listed bin is not in the index table";
     }
-    std::uint32_t top = max_bins_;
+    std::uint32_t top = table_size();
     while (top > 0 && at(top - 1) == nullptr) --top;
     if (top != top_.load(std::memory_order_relaxed)) return "the index table's top is wrong";
     return listed == indexed ? nullptr : "the index table holds bins off the list";
@@ -124,9 +173,25 @@ class slot_index {
     return static_cast<std::uint32_t>((max_slots + s - 1) / s);
   }
 
+  static std::uint32_t take_size(slot_index& o) noexcept {
+    if constexpr (Grows)
+      return std::exchange(o.size_, 0);
+    else
+      return o.size_.exchange(0, std::memory_order_relaxed);
+  }
+  // Effects: publishes a table of n entries (release: a reader that sees
+  // n sees the table).
+  void store_size(std::uint32_t n) noexcept {
+    if constexpr (Grows)
+      size_ = n;
+    else
+      size_.store(n, std::memory_order_release);
+  }
+
   std::uint32_t max_bins_;
   unsigned shift_;
   std::unique_ptr<std::atomic<bin_base*>[]> bins_;
+  size_word size_{0};  // entries of bins_
   std::atomic<std::uint32_t> top_{0};
 };
 

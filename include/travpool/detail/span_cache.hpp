@@ -290,4 +290,24 @@ class span_source {
   bool huge_ = false;  // the advice given to [next_, end_)
 };
 
+// The span source of pool<T>'s growing bins (sync::none,
+// sync::global_mutex; bin_storage.hpp, "Growth"): span_source's spans, and
+// small bins from operator new (allocations below 32 KiB, aligned as
+// operator new aligns without an alignment argument, outside the bin
+// directory) while the pool's bins are still growing. A pool of 10 ints
+// then takes one allocation of 1 KiB instead of a 2 MiB span.
+class small_span_source : public span_source {
+ public:
+  static constexpr bool small_bins = true;
+  // Small bins only for bins below the pool's bin capacity (the growing
+  // first bins); a pool given a bin capacity keeps registered spans.
+  static constexpr bool small_bins_while_growing = true;
+  static constexpr std::size_t small_align = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+  // Returns: `bytes` bytes from operator new (never nullptr; their first
+  // touch is the caller's). Throws: std::bad_alloc.
+  static void* take_small(std::size_t bytes) { return ::operator new(bytes); }
+  // Requires: s from take_small(bytes). Effects: gives it back.
+  static void give_back_small(void* s, std::size_t) noexcept { ::operator delete(s); }
+};
+
 }  // namespace travpool::detail

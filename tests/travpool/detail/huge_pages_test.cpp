@@ -81,6 +81,9 @@ bool resident(const void* p) {
 struct p3 {
   std::uint64_t x, y, z;
 };
+// Bins of the default capacity from the first one (a pool made without a
+// bin capacity starts with small bins that grow: pool.hpp, "Growth").
+const travpool::bin_capacity default_bins{travpool::default_bin_capacity<p3>};
 
 // Returns: whether the advice can give spans huge pages here; if not, says
 // the case is skipped (before any assertion).
@@ -142,7 +145,7 @@ TEST_CASE("without transparent huge pages of 2 MiB, every policy advises small a
   const std::uint64_t before = choice::state().count.load();
   {
     travpool::set_span_cache_limit(0);
-    travpool::pool<p3> pool;
+    travpool::pool<p3> pool(default_bins);
     for (std::uint64_t i = 0; i < 2 * pool.bin_span() / sizeof(p3); ++i) pool.create(p3{i, i, i});
     pool.validate();
     std::uint64_t i = 0;
@@ -209,7 +212,7 @@ TEST_CASE("set_huge_page_policy overrides and advises fresh spans accordingly", 
     travpool::set_huge_page_policy(p);
     CHECK(travpool::huge_page_policy() == p);
     CHECK(travpool::huge_pages_in_use() == (p == huge_pages::always));
-    travpool::pool<p3> pool;
+    travpool::pool<p3> pool(default_bins);
     REQUIRE(pool.bin_span() % td::huge_page_bytes == 0);
     std::vector<p3*> elements;
     for (std::uint64_t i = 0; i < 3 * pool.bin_span() / sizeof(p3); ++i) elements.push_back(pool.create(p3{i, i, i}));
@@ -255,7 +258,7 @@ TEST_CASE("the automatic policy times fresh spans and decides from both kinds of
   s.huge = true;
   const std::uint64_t before = s.count.load();
   {
-    travpool::pool<p3> pool;
+    travpool::pool<p3> pool(default_bins);
     for (std::uint64_t i = 0; i < 2 * pool.bin_span() / sizeof(p3); ++i) pool.create(p3{i, 0, 0});
     pool.validate();
     CHECK(pool.size() == 2 * pool.bin_span() / sizeof(p3));
@@ -328,7 +331,8 @@ TEST_CASE("a fresh bin span is populated on 4 KiB pages chosen by the automatic 
   // cap 0: the default bin capacity
   const auto resident_probes = [](huge_pages p, std::uint32_t cap) {
     travpool::set_huge_page_policy(p);
-    travpool::pool<p3> pool = cap == 0 ? travpool::pool<p3>() : travpool::pool<p3>(travpool::bin_capacity{cap});
+    travpool::pool<p3> pool =
+        cap == 0 ? travpool::pool<p3>(default_bins) : travpool::pool<p3>(travpool::bin_capacity{cap});
     p3* e = pool.create(p3{1, 2, 3});
     CHECK(e->x == 1);
     pool.validate();
