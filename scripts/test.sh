@@ -6,9 +6,11 @@
 # (threaded tests), the fuzzers for a bounded time, the core tests
 # cross-built for AArch64 and run under qemu with 64 KiB and 4 KiB pages,
 # the core tests cross-built for 64-bit Windows and run under wine, and a
-# consumer project built against the installed package. Prints each
-# stage's build and test time. Idempotent. docs/testing.md says what each
-# stage builds and runs, and how long it takes.
+# consumer project built against the installed package. The full run
+# goes in two tracks at once (GCC's Release and ASan+UBSan; the others).
+# Prints each stage's build and test time and its CPU seconds. Idempotent.
+# docs/testing.md says what each stage builds and runs, and how long it
+# takes.
 # Usage: scripts/test.sh [--quick | --component NAME]
 #   --quick            the Release stage only
 #   --component NAME   the Release stage's programs and cases of one
@@ -33,12 +35,23 @@ jobs=$(nproc)
 
 # Each stage's time, split into building and running its tests, is
 # printed when the stage ends and in a table at the end (docs/testing.md
-# records them). The stages that run a script (fuzz.sh, cross_*.sh) get the
+# records them), with the CPU seconds (user + system) of the stage's
+# processes. The stages that run a script (fuzz.sh, cross_*.sh) get the
 # split from it through the file $TRAVPOOL_PHASE_TIMES.
+mkdir -p build/logs
 export TRAVPOOL_PHASE_TIMES=$PWD/build/phase-times.txt
-mkdir -p build
-stage_name="" stage_start=$SECONDS build_s=0 test_s=0 summary=()
+stage_name="" stage_start=$SECONDS stage_cpu0=0 build_s=0 test_s=0 summary_file=$PWD/build/logs/summary.txt
 : >"$TRAVPOOL_PHASE_TIMES"
+# children_cpu: sets cpu_s to the user + system CPU seconds of the finished
+# children of this shell (bash's times, run in this shell: a command
+# substitution's subshell has no children yet).
+children_cpu() {
+  local f=build/logs/times.$BASHPID
+  times >"$f"
+  cpu_s=$(awk 'function sec(x, m) { m = x; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", x); sub(/s$/, "", x); return m * 60 + x }
+    END { printf "%d", sec($1) + sec($2) }' "$f")
+  rm -f "$f"
+}
 # phase build|test COMMAND...: runs COMMAND, counting its time as the stage's build or tests.
 phase() {
   local kind=$1 t=$SECONDS
@@ -53,21 +66,27 @@ stage_done() {
     if [[ $kind == build ]]; then build_s=$((build_s + n)); else test_s=$((test_s + n)); fi
   done <"$TRAVPOOL_PHASE_TIMES"
   : >"$TRAVPOOL_PHASE_TIMES"
-  local total=$((SECONDS - stage_start))
-  printf '==== %s: %ds (build %ds, tests %ds) ====\n' "$stage_name" $total $build_s $test_s
-  summary+=("$(printf '| %s | %d | %d | %d |' "$stage_name" $build_s $test_s $total)")
+  children_cpu
+  local total=$((SECONDS - stage_start)) cpu=$((cpu_s - stage_cpu0))
+  printf '==== %s: %ds (build %ds, tests %ds; %d CPU s) ====\n' "$stage_name" $total $build_s $test_s $cpu | tee -a build/logs/progress.txt >&3
+  printf '| %s | %d | %d | %d | %d |\n' "$stage_name" $build_s $test_s $total $cpu >>"$summary_file"
   stage_name=""
 }
 stage() {
   stage_done
-  stage_name=$1 stage_start=$SECONDS build_s=0 test_s=0
+  children_cpu
+  stage_name=$1 stage_start=$SECONDS build_s=0 test_s=0 stage_cpu0=$cpu_s
   printf '\n==== %s ====\n' "$*"
+  printf '%s: %s starts\n' "$(date +%T)" "$1" >&3
 }
 print_summary() {
   stage_done
-  printf '\n| stage | build s | tests s | total s |\n|---|---|---|---|\n'
-  printf '%s\n' "${summary[@]}"
+  printf '\n| stage | build s | tests s | total s | CPU s |\n|---|---|---|---|---|\n'
+  sort -k2,2n "$summary_file"
 }
+exec 3>&1
+: >"$summary_file"
+: >build/logs/progress.txt
 
 # The CGAL tests are built only where CGAL is found: fail rather than skip them unnoticed.
 count_tests() {
@@ -86,89 +105,148 @@ if [[ -n $component ]]; then
   exit 0
 fi
 
-stage "1/8 Release build and tests"
-# travpool_tests: every program ctest runs; the benchmarks are built by
-# their own scripts (bench/README.md), but for mesh_compare, whose
-# agreement check is a test.
-cmake --preset release >/dev/null
-phase build cmake --build --preset release -j "$jobs" --target travpool_tests
-phase test ctest --preset release -j "$jobs"
-if (($(count_tests --preset release -R '^cgal: ') == 0)); then
-  echo "test.sh: build/release has no mesh_cgal_test cases (CGAL not found, or TRAVPOOL_CGAL_TESTS off)" >&2
-  exit 1
-fi
+stage_1() {
+  stage "1/8 Release build and tests"
+  # travpool_tests: every program ctest runs; the benchmarks are built by
+  # their own scripts (bench/README.md), but for mesh_compare, whose
+  # agreement check is a test.
+  cmake --preset release >/dev/null
+  phase build cmake --build --preset release -j "$jobs" --target travpool_tests
+  # Stage 8 installs from this tree once it is built.
+  touch build/logs/release-built
+  phase test ctest --preset release -j "$jobs"
+  if (($(count_tests --preset release -R '^cgal: ') == 0)); then
+    echo "test.sh: build/release has no mesh_cgal_test cases (CGAL not found, or TRAVPOOL_CGAL_TESTS off)" >&2
+    return 1
+  fi
+}
+
+stage_2() {
+  stage "2/8 Release with clang++-14, on libc++ (POSIX branch) and libstdc++"
+  # One Clang Release (-O3) build of every program, in two trees: the
+  # programs that link nothing but the standard library (travpool_tests_std_only)
+  # against libc++, with TRAVPOOL_PLATFORM_GENERIC_POSIX=1, so the platform
+  # layer runs as on macOS and the BSDs (no membarrier, no THP advice: the
+  # cases that need those say "skipped"; they run in the other stages);
+  # those that link TBB, OpenMP, OpenMesh or CGAL, which Debian builds
+  # against libstdc++, and the examples (travpool_tests_with_libs), against
+  # libstdc++ on the Linux branch. No benchmarks. Each ctest preset takes
+  # only labelled tests, which a program not built in its tree has none of.
+  cmake --preset libcxx >/dev/null
+  cmake --preset release-clang >/dev/null
+  phase build cmake --build --preset libcxx -j "$jobs" --target travpool_tests_std_only
+  phase build cmake --build --preset release-clang -j "$jobs" --target travpool_tests_with_libs
+  phase test ctest --preset libcxx -j "$jobs"
+  phase test ctest --preset release-clang -j "$jobs"
+}
+
+stage_3() {
+  stage "3/8 ASan + UBSan build and tests"
+  # Everything but the CGAL test, whose translation unit alone took 2.5 min
+  # to compile here under ASan at -O2, and the checks-default programs: both
+  # run in stage 1 (docs/testing.md says where each case runs).
+  cmake --preset asan >/dev/null
+  phase build cmake --build --preset asan -j "$jobs" --target travpool_tests
+  phase test ctest --preset asan -j "$jobs"
+}
+
+stage_4() {
+  stage "4/8 TSan build and threaded tests"
+  cmake --preset tsan >/dev/null
+  # Only the threaded tests (*_mt_test.cpp, ctest label "threads") run here,
+  # the mesh's (examples/mesh/tests/*_mt_test.cpp, one program: mesh_mt_test)
+  # included.
+  local mt_targets
+  mapfile -t mt_targets < <(find tests -name '*_mt_test.cpp' -exec basename {} .cpp \;)
+  mt_targets+=(mesh_mt_test)
+  phase build cmake --build --preset tsan -j "$jobs" --target "${mt_targets[@]}"
+  # TSan needs a non-randomised high address layout on some kernels.
+  phase test setarch "$(uname -m)" -R ctest --preset tsan -j "$jobs"
+}
+
+stage_5() {
+  stage "5/8 fuzzers, ${TRAVPOOL_FUZZ_SECONDS:-30}s each, from the committed corpora"
+  scripts/fuzz.sh "${TRAVPOOL_FUZZ_SECONDS:-30}"
+}
+
+stage_6() {
+  stage "6/8 the core tests cross-built for AArch64, under qemu with 64 KiB and 4 KiB pages"
+  scripts/cross_aarch64.sh 65536 4096
+}
+
+stage_7() {
+  stage "7/8 the core tests cross-built for 64-bit Windows (mingw-w64), under wine"
+  scripts/cross_windows.sh
+}
+
+stage_8() {
+  stage "8/8 install, then build tests/consumer against the installed package"
+  local prefix=$PWD/build/install
+  # The Release tree of stage 1, once built (the other track builds it).
+  while [[ ! -e build/logs/release-built ]]; do
+    [[ -e build/logs/track-a.failed ]] && return 1
+    sleep 5
+  done
+  rm -rf "$prefix" build/consumer
+  cmake --install build/release --prefix "$prefix" >/dev/null
+  cmake -S tests/consumer -B build/consumer -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+  phase build cmake --build build/consumer -j "$jobs"
+  phase test ctest --test-dir build/consumer --output-on-failure
+  if (($(count_tests --test-dir build/consumer -R '^consumer_cgal$') == 0)); then
+    echo "test.sh: tests/consumer has no consumer_cgal test (CGAL not found by the consumer)" >&2
+    return 1
+  fi
+}
 
 if ((quick)); then
+  stage_1
   print_summary
   exit 0
 fi
 
-stage "2/8 Release with clang++-14, on libc++ (POSIX branch) and libstdc++"
-# One Clang Release (-O3) build of every program, in two trees: the
-# programs that link nothing but the standard library (travpool_tests_std_only)
-# against libc++, with TRAVPOOL_PLATFORM_GENERIC_POSIX=1, so the platform
-# layer runs as on macOS and the BSDs (no membarrier, no THP advice: the
-# cases that need those say "skipped"; they run in the other stages);
-# those that link TBB, OpenMP, OpenMesh or CGAL, which Debian builds
-# against libstdc++, and the examples (travpool_tests_with_libs), against
-# libstdc++ on the Linux branch. No benchmarks. Each ctest preset takes
-# only labelled tests, which a program not built in its tree has none of.
-cmake --preset libcxx >/dev/null
-cmake --preset release-clang >/dev/null
-# The two trees build at once: each alone ends in a tail of one or two
-# long compiles (the mesh's unity programs, pool_test) that leaves a core
-# idle; one after the other took 550 s, against 393 s for the one tree and
-# the -O0 libc++ tree before.
-build_clang_trees() {
-  local pid status=0
-  cmake --build --preset libcxx -j "$jobs" --target travpool_tests_std_only &
-  pid=$!
-  cmake --build --preset release-clang -j "$jobs" --target travpool_tests_with_libs || status=1
-  wait "$pid" || status=1
-  return "$status"
+# The full run: two tracks at once, each running its stages one after the
+# other, each build and ctest with -j $(nproc): track a (stages 1 and 3,
+# GCC's Release and ASan+UBSan, about half of the CPU time) and track b (the
+# others). One stage's tests and the end of its build (a few long
+# compiles) leave cores idle; the other track's work fills them. Each
+# track's output goes to build/logs/track-NAME.log, printed when the track
+# ends; the console shows each stage's start and end as they happen.
+rm -f build/logs/release-built build/logs/track-*.failed
+# track NAME STAGE...: runs the stages in order, each in a subshell of its
+# own (so that set -e holds in it), the output to the track's log.
+track() {
+  local name=$1 s
+  shift
+  export TRAVPOOL_PHASE_TIMES=$PWD/build/logs/phase-times-$name.txt
+  : >"$TRAVPOOL_PHASE_TIMES"
+  for s in "$@"; do
+    (
+      "stage_$s"
+      stage_done
+    ) >>"build/logs/track-$name.log" 2>&1 &
+    if ! wait $!; then
+      printf '%s: FAILED: stage %s/8 (its output: build/logs/track-%s.log)\n' "$(date +%T)" "$s" "$name" >&3
+      echo "stage $s/8" >"build/logs/track-$name.failed"
+      return 1
+    fi
+  done
 }
-phase build build_clang_trees
-phase test ctest --preset libcxx -j "$jobs"
-phase test ctest --preset release-clang -j "$jobs"
-
-stage "3/8 ASan + UBSan build and tests"
-# Everything but the CGAL test, whose translation unit alone took 2.5 min
-# to compile here under ASan at -O2, and the checks-default programs: both
-# run in stage 1 (docs/testing.md says where each case runs).
-cmake --preset asan >/dev/null
-phase build cmake --build --preset asan -j "$jobs" --target travpool_tests
-phase test ctest --preset asan -j "$jobs"
-
-stage "4/8 TSan build and threaded tests"
-cmake --preset tsan >/dev/null
-# Only the threaded tests (*_mt_test.cpp, ctest label "threads") run here,
-# the mesh's (examples/mesh/tests/*_mt_test.cpp, one program: mesh_mt_test)
-# included.
-mapfile -t mt_targets < <(find tests -name '*_mt_test.cpp' -exec basename {} .cpp \;)
-mt_targets+=(mesh_mt_test)
-phase build cmake --build --preset tsan -j "$jobs" --target "${mt_targets[@]}"
-# TSan needs a non-randomised high address layout on some kernels.
-phase test setarch "$(uname -m)" -R ctest --preset tsan -j "$jobs"
-
-stage "5/8 fuzzers, ${TRAVPOOL_FUZZ_SECONDS:-30}s each, from the committed corpora"
-scripts/fuzz.sh "${TRAVPOOL_FUZZ_SECONDS:-30}"
-
-stage "6/8 the core tests cross-built for AArch64, under qemu with 64 KiB and 4 KiB pages"
-scripts/cross_aarch64.sh 65536 4096
-
-stage "7/8 the core tests cross-built for 64-bit Windows (mingw-w64), under wine"
-scripts/cross_windows.sh
-
-stage "8/8 install, then build tests/consumer against the installed package"
-prefix=$PWD/build/install
-rm -rf "$prefix" build/consumer
-cmake --install build/release --prefix "$prefix" >/dev/null
-cmake -S tests/consumer -B build/consumer -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
-phase build cmake --build build/consumer -j "$jobs"
-phase test ctest --test-dir build/consumer --output-on-failure
-if (($(count_tests --test-dir build/consumer -R '^consumer_cgal$') == 0)); then
-  echo "test.sh: tests/consumer has no consumer_cgal test (CGAL not found by the consumer)" >&2
+rm -f build/logs/track-*.log
+track a 1 3 &
+pid_a=$!
+track b 2 4 5 6 7 8 &
+pid_b=$!
+status=0
+wait "$pid_a" || status=1
+wait "$pid_b" || status=1
+for name in a b; do
+  printf '\n======== track %s: build/logs/track-%s.log ========\n' "$name" "$name"
+  cat "build/logs/track-$name.log"
+done
+print_summary
+if ((status != 0)); then
+  echo "test.sh: failed: $(cat build/logs/track-*.failed)" >&2
   exit 1
 fi
-print_summary
-echo "all test stages passed in $SECONDS s"
+children_cpu
+echo "all test stages passed in $SECONDS s ($cpu_s CPU s: $(awk -v c="$cpu_s" -v w="$SECONDS" 'BEGIN { printf "%.2f", c / w }') cores busy on average)"
