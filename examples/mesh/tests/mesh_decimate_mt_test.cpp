@@ -23,22 +23,11 @@
 #include <travpool/mesh/decimate.hpp>
 #include "generate.hpp"
 #include "mesh_quality.hpp"
+#include "test_meshes.hpp"
 
 using namespace travpool::mesh;
 
 namespace {
-
-std::vector<std::array<double, 6>> boundary_of(const triangle_mesh& m) {
-  std::vector<std::array<double, 6>> b;
-  for (const Edge e : m.edges())
-    for (unsigned s = 0; s < 2; ++s)
-      if (const Halfedge h = e.halfedge(s); m.is_boundary(h)) {
-        const vec3 &p = m.position(m.from(h)), &q = m.position(m.to(h));
-        b.push_back({p.x, p.y, p.z, q.x, q.y, q.z});
-      }
-  std::sort(b.begin(), b.end());
-  return b;
-}
 
 // A sphere with bumps: costs that vary over the surface, so a chunk that
 // ran ahead of the others (collapsing costlier edges than they do) shows.
@@ -111,14 +100,14 @@ void check_parallel(execution how) {
     soup s = grid_soup(30);
     for (vec3& p : s.points) p.z = 0.05 * std::sin(p.x / 4) * std::cos(p.y / 5);
     triangle_mesh m = s.build();
-    const auto boundary = boundary_of(m);
+    const auto boundary = testing::boundary_segments(m);
     decimate_options o;
     o.target_faces = 400;
     o.threads = 2;
     const decimate_result r = decimate(m, o, how);
     m.validate();
     CHECK(m.face_count() == 400);
-    CHECK(boundary_of(m) == boundary);
+    CHECK(testing::boundary_segments(m) == boundary);
     CHECK(r.parallel > 0);
   }
   // The serial result is the same every run, and the guard bounds the

@@ -34,4 +34,18 @@ inline std::vector<vec3> vertex_normals(const triangle_mesh& m) {
   return p;
 }
 
+// The boundary halfedges as sorted (from, to) position pairs: equal before
+// and after an edit that keeps every boundary loop's shape.
+inline std::vector<std::array<double, 6>> boundary_segments(const triangle_mesh& m) {
+  std::vector<std::array<double, 6>> b;
+  for (const Edge e : m.edges())
+    for (unsigned s = 0; s < 2; ++s)
+      if (const Halfedge h = e.halfedge(s); m.is_boundary(h)) {
+        const vec3 &p = m.position(m.from(h)), &q = m.position(m.to(h));
+        b.push_back({p.x, p.y, p.z, q.x, q.y, q.z});
+      }
+  std::sort(b.begin(), b.end());
+  return b;
+}
+
 }  // namespace travpool::mesh::testing

@@ -26,8 +26,21 @@
 // Steps 4 and 5 are one Jacobi sweep (new positions into the scratch buffer,
 // then copied), so their result does not depend on the vertex order, and
 // execution::openmp / tbb run them in parallel (for_each_element,
-// algorithms.hpp). Steps 1-3 are serial (the parallel editing scheme of
-// issue 52 is to come).
+// algorithms.hpp).
+//
+// Parallel (execution::openmp / tbb): steps 1-3 edit the one shared mesh
+// from many threads at once (detail/parallel_edit.hpp's edit_session, one
+// per iteration): the vertices in Morton order are cut into chunks, each
+// run by one task, and every split, collapse and flip first try-locks the
+// vertices it reads and writes (split and flip: the edge's ends and the
+// two opposite corners; collapse: the closed one-rings of both ends). A
+// failed lock defers the operation to the end of its chunk, and a second
+// failure to the serial tail after the step; a collapse that would delete
+// another chunk's vertex goes to the tail too (remesh_result counts each
+// kind). Each step keeps the serial step's tests and choices, so the
+// guarantees below hold in every mode; the order differs (longest first
+// within a chunk, not across the mesh), so the parallel result is not the
+// serial one bit for bit (docs/mesh.md compares their quality).
 //
 // Guarantees (every iteration, for every execution mode):
 //   m.validate() holds; a closed component stays closed;
@@ -56,6 +69,7 @@
 
 #include "algorithms.hpp"
 #include "bvh.hpp"
+#include "detail/parallel_edit.hpp"
 #include "mesh.hpp"
 
 namespace travpool::mesh {
@@ -71,6 +85,9 @@ struct remesh_options {
   // at most acos(collapse_normal_cos) (0.8: about 37 degrees; 0: only no
   // fold-over). Keeps tips and ridges (the Hausdorff distance) at coarse L.
   double collapse_normal_cos = 0.8;
+  // Parallel modes: the number of threads (0: omp_get_max_threads() /
+  // TBB's default concurrency).
+  unsigned threads = 0;
 };
 
 struct remesh_result {
@@ -79,8 +96,9 @@ struct remesh_result {
   std::size_t flips = 0;
   std::size_t refused_collapses = 0;  // short edges left: link condition, length or fold-over
   // Topology edits (splits, collapses, flips) by where they ran: in the
-  // parallel phase, retried after a failed lock, or serially. Every edit is
-  // serial in this version.
+  // parallel phase, retried after a failed lock at the end of their chunk,
+  // or serially (every edit in serial mode; the tail after each parallel
+  // step otherwise).
   std::size_t parallel_ops = 0;
   std::size_t retried_ops = 0;
   std::size_t serial_ops = 0;
@@ -128,13 +146,17 @@ class remesher {
     m_.settle();
     build_reference();
     for (int it = 0; it < o_.iterations; ++it) {
-      split_long_edges();
-      collapse_short_edges();
-      flip_edges();
+      if (how_ == execution::serial) {
+        split_long_edges();
+        collapse_short_edges();
+        flip_edges();
+      } else {
+        parallel_edits();
+      }
       for (int s = 0; s < o_.relaxation_steps; ++s) relax_and_project();
       ++r_.iterations;
     }
-    r_.serial_ops = r_.splits + r_.collapses + r_.flips;
+    if (how_ == execution::serial) r_.serial_ops = r_.splits + r_.collapses + r_.flips;
     return r_;
   }
 
@@ -290,6 +312,293 @@ class remesher {
     }
   }
 
+  // ----- parallel topology edits (execution::openmp / tbb) -----
+  // One detail::edit_session per iteration: its Morton chunks, each run by
+  // one task, edit the shared mesh at once under per-vertex try-locks
+  // (parallel_edit.hpp's rules). Step by step:
+  //   split     items (a, b): the long edges whose smaller-index end a the
+  //             chunk owns, in a max-heap by length (longest first within
+  //             the chunk); lock a, find a-b again in a's ring, lock b and
+  //             the opposite corners; split only a longest side of the
+  //             faces beside it (Rivara's longest-edge bisection: a longer
+  //             side goes first, so the split order within a chunk cannot
+  //             cut ever more medians towards a long edge another chunk
+  //             has not reached: each split's new edges are at most
+  //             sqrt(3)/2 of the one it cuts, and the splits end); the new
+  //             vertex is the chunk's (set_owner) and seeds its long edges;
+  //   collapse  items (a, b), short edges, a the chunk's: lock the closed
+  //             rings of a and b, decide as the serial step (the lower
+  //             valence goes); a vertex of another chunk is never deleted
+  //             here (the item goes to the serial tail); the kept vertex's
+  //             new short edges are pushed with an end the chunk owns as
+  //             seed, or to the tail;
+  //   flip      items (a, b), interior edges, a the chunk's and the smaller
+  //             index: lock a, b and the opposite corners, test and flip
+  //             with the valences (a column) of locked vertices only.
+  // An item whose lock fails is retried once at the end of its chunk, then
+  // serially after the step (the tail), with every lock free. Splits only
+  // create, collapses and flips create nothing, so within a session no
+  // slot is reused: a dead vertex stays dead (is_live is exact).
+  struct edit_item {
+    double l2;
+    Vertex a, b;
+    bool operator<(const edit_item& o) const noexcept { return l2 < o.l2; }
+  };
+  struct chunk_counts {
+    std::size_t splits = 0, collapses = 0, flips = 0, refused = 0;
+    std::size_t parallel = 0, retried = 0, serial = 0;
+  };
+  enum class phase { first, retry, tail };
+  static void count(chunk_counts& c, phase p) noexcept {
+    if (p == phase::first)
+      ++c.parallel;
+    else if (p == phase::retry)
+      ++c.retried;
+    else
+      ++c.serial;
+  }
+
+  void parallel_edits() {
+    const std::size_t threads = o_.threads ? o_.threads : default_threads(how_);
+    const std::size_t chunks =
+        (std::max<std::size_t>)(1, (std::min<std::size_t>)(8 * threads, m_.vertex_count() / 64 + 1));
+    detail::edit_session s(m_, chunks);
+    std::vector<std::vector<Vertex>> born(chunks);
+    std::vector<chunk_counts> counts(chunks);
+    parallel_split(s, threads, born, counts);
+    parallel_collapse(s, threads, born, counts);
+    parallel_flip(s, threads, born, counts);
+    for (const chunk_counts& c : counts) {
+      r_.splits += c.splits, r_.collapses += c.collapses, r_.flips += c.flips;
+      r_.refused_collapses += c.refused;
+      r_.parallel_ops += c.parallel, r_.retried_ops += c.retried, r_.serial_ops += c.serial;
+    }
+  }
+
+  // f(v) for each live vertex chunk k owns: its share of the session's
+  // vertices and those its splits made.
+  template <class F>
+  void for_own_vertices(const detail::edit_session& s, const std::vector<std::vector<Vertex>>& born, std::size_t k,
+                        F&& f) const {
+    for (const Vertex v : s.chunk(k))
+      if (m_.is_live(v)) f(v);
+    for (const Vertex v : born[k])
+      if (m_.is_live(v)) f(v);
+  }
+
+  // Runs one step: collect(k, items) (read-only, all chunks at once), then
+  // each chunk's items through one(k, item, pending, tail, phase) -> 1
+  // done, 0 skipped, -1 deferred (lock failed), -2 left to the tail;
+  // `pending` is the chunk's work list (a heap when Heap), to which one()
+  // may add, and `tail` the chunk's items for the serial tail.
+  template <bool Heap, class Collect, class One>
+  void run_step(detail::edit_session& s, std::size_t threads, std::vector<chunk_counts>& counts, Collect&& collect,
+                One&& one) {
+    const std::size_t chunks = s.chunk_count();
+    std::vector<std::vector<edit_item>> items(chunks), tails(chunks);
+    detail::for_each_chunk(how_, chunks, threads, [&](std::size_t k) { collect(k, items[k]); });
+    auto drain = [&](std::size_t k, std::vector<edit_item>& pending, std::vector<edit_item>* deferred, phase p) {
+      while (!pending.empty()) {
+        if constexpr (Heap) std::pop_heap(pending.begin(), pending.end());
+        const edit_item it = pending.back();
+        pending.pop_back();
+        const int res = one(k, it, pending, tails[k], p);
+        if (res > 0) count(counts[k], p);
+        if (res == -1 && deferred) deferred->push_back(it);
+        if (res == -1 && !deferred) tails[k].push_back(it);
+        if (res == -2) tails[k].push_back(it);
+      }
+    };
+    detail::for_each_chunk(how_, chunks, threads, [&](std::size_t k) {
+      std::vector<edit_item>& pending = items[k];
+      if constexpr (Heap) std::make_heap(pending.begin(), pending.end());
+      std::vector<edit_item> deferred;
+      drain(k, pending, &deferred, phase::first);
+      for (const edit_item& it : deferred) {
+        pending.push_back(it);
+        if constexpr (Heap) std::push_heap(pending.begin(), pending.end());
+        drain(k, pending, nullptr, phase::retry);
+      }
+    });
+    // The tail, on this thread: every lock is free, so nothing is deferred.
+    for (std::size_t k = 0; k < chunks; ++k) {
+      std::vector<edit_item> pending;
+      for (const edit_item& it : tails[k]) {
+        pending.push_back(it);
+        if constexpr (Heap) std::push_heap(pending.begin(), pending.end());
+        while (!pending.empty()) {
+          if constexpr (Heap) std::pop_heap(pending.begin(), pending.end());
+          const edit_item x = pending.back();
+          pending.pop_back();
+          if (one(k, x, pending, pending, phase::tail) > 0) count(counts[k], phase::tail);
+        }
+      }
+    }
+  }
+
+  static void push_heap_item(std::vector<edit_item>& pending, const edit_item& it) {
+    pending.push_back(it);
+    std::push_heap(pending.begin(), pending.end());
+  }
+
+  void parallel_split(detail::edit_session& s, std::size_t threads, std::vector<std::vector<Vertex>>& born,
+                      std::vector<chunk_counts>& counts) {
+    run_step<true>(
+        s, threads, counts,
+        [&](std::size_t k, std::vector<edit_item>& items) {
+          for_own_vertices(s, born, k, [&](Vertex a) {
+            for (const Halfedge h : m_.out_halfedges(a))
+              if (const Vertex b = m_.to(h); a.idx() < b.idx())
+                if (const double l2 = length2(h); l2 > hi2_) items.push_back({l2, a, b});
+          });
+        },
+        [&](std::size_t k, const edit_item& it, std::vector<edit_item>& pending, std::vector<edit_item>& tail,
+            phase p) -> int {
+          const auto chunk = static_cast<std::uint32_t>(k);
+          // Pushes edge (x, y) (locked vertices) seeded at an end this
+          // chunk owns, else to the tail.
+          auto push = [&](double l2, Vertex x, Vertex y) {
+            if (p == phase::tail || s.owner(x) == chunk)
+              push_heap_item(pending, {l2, x, y});
+            else if (s.owner(y) == chunk)
+              push_heap_item(pending, {l2, y, x});
+            else
+              tail.push_back({l2, x, y});
+          };
+          detail::lock_set locks(s, k);
+          if (!locks.try_lock(it.a)) return -1;
+          const Halfedge h = m_.find_halfedge(it.a, it.b);
+          if (!h.is_valid()) return 0;  // split since
+          const double l2 = length2(h);
+          if (l2 <= hi2_) return 0;
+          if (!o_.split_boundary && m_.is_boundary(h.edge())) return 0;
+          if (!locks.try_lock(it.b)) return -1;
+          for (const Halfedge x : {h, h.opposite()})
+            if (!m_.is_boundary(x) && !locks.try_lock(m_.to(m_.next(x)))) return -1;
+          // Longest-edge bisection (Rivara): split e only when no side of
+          // the faces beside it is longer; else that side goes first (e
+          // comes back when it is split: the split pushes its ring), and
+          // a longer kept boundary side leaves e as it is.
+          for (const Halfedge x : {h, h.opposite()}) {
+            if (m_.is_boundary(x)) continue;
+            for (Halfedge g = m_.next(x); g != x; g = m_.next(g)) {
+              const double g2 = length2(g);
+              if (g2 <= l2) continue;
+              if (!o_.split_boundary && m_.is_boundary(g.edge())) return 0;
+              push(g2, m_.from(g), m_.to(g));
+              return 0;
+            }
+          }
+          const Vertex v = m_.split(h.edge(), (m_.position(it.a) + m_.position(it.b)) * 0.5);
+          hint_[v] = hint_[it.a];
+          s.set_owner(v, chunk);
+          born[k].push_back(v);
+          ++counts[k].splits;
+          // The new vertex's long edges, and the long sides of its faces
+          // (an edge that waited for a longer side of its face).
+          for (const Halfedge g : m_.out_halfedges(v)) {
+            if (const double g2 = length2(g); g2 > hi2_) push_heap_item(pending, {g2, v, m_.to(g)});
+            if (m_.is_boundary(g)) continue;
+            const Halfedge side = m_.next(g);
+            if (const double s2 = length2(side); s2 > hi2_) push(s2, m_.from(side), m_.to(side));
+          }
+          return 1;
+        });
+  }
+
+  void parallel_collapse(detail::edit_session& s, std::size_t threads, std::vector<std::vector<Vertex>>& born,
+                         std::vector<chunk_counts>& counts) {
+    run_step<false>(
+        s, threads, counts,
+        [&](std::size_t k, std::vector<edit_item>& items) {
+          for_own_vertices(s, born, k, [&](Vertex a) {
+            for (const Halfedge h : m_.out_halfedges(a))
+              if (const Vertex b = m_.to(h); a.idx() < b.idx())
+                if (const double l2 = length2(h); l2 < lo2_) items.push_back({l2, a, b});
+          });
+          std::reverse(items.begin(), items.end());  // popped in the chunk's order
+        },
+        [&](std::size_t k, const edit_item& it, std::vector<edit_item>& pending, std::vector<edit_item>& tail,
+            phase p) -> int {
+          // it.a is the chunk's (or p is the tail): only its owner deletes
+          // it, so is_live(it.a) is exact here.
+          if (!m_.is_live(it.a)) return 0;
+          detail::lock_set locks(s, k);
+          if (!locks.try_lock(it.a)) return -1;
+          const Halfedge h0 = m_.find_halfedge(it.a, it.b);
+          if (!h0.is_valid() || length2(h0) >= lo2_) return 0;
+          if (!locks.try_lock_closed_ring(it.a) || !locks.try_lock_closed_ring(it.b)) return -1;
+          const Halfedge h1 = h0.opposite();
+          const Vertex v0 = it.a, v1 = it.b;
+          bool ok0 = !boundary(v0) && collapse_keeps_shape(h0) && m_.is_collapse_ok(h0);
+          bool ok1 = !boundary(v1) && collapse_keeps_shape(h1) && m_.is_collapse_ok(h1);
+          if (ok0 && ok1) {
+            if (m_.valence(v0) < m_.valence(v1))
+              ok1 = false;
+            else
+              ok0 = false;
+          }
+          if (!ok0 && !ok1) {
+            ++counts[k].refused;
+            return 0;
+          }
+          const Halfedge h = ok0 ? h0 : h1;
+          const Vertex gone = m_.from(h), kept = m_.to(h);
+          const auto chunk = static_cast<std::uint32_t>(k);
+          if (p != phase::tail && s.owner(gone) != chunk) return -2;  // another chunk's vertex
+          m_.collapse(h);
+          locks.forget(gone);
+          ++counts[k].collapses;
+          const bool own_kept = s.owner(kept) == chunk;
+          for (const Halfedge g : m_.out_halfedges(kept))
+            if (const double g2 = length2(g); g2 < lo2_) {
+              const Vertex w = m_.to(g);
+              if (own_kept || p == phase::tail)
+                pending.push_back({g2, kept, w});
+              else if (s.owner(w) == chunk)
+                pending.push_back({g2, w, kept});
+              else
+                tail.push_back({g2, kept, w});
+            }
+          return 1;
+        });
+  }
+
+  void parallel_flip(detail::edit_session& s, std::size_t threads, std::vector<std::vector<Vertex>>& born,
+                     std::vector<chunk_counts>& counts) {
+    for_each_element(m_.vertices(), how_, [&](Vertex v) { valence_[v] = static_cast<int>(m_.valence(v)); });
+    auto deviation = [&](Vertex v, int change) { return std::abs(valence_[v] + change - (boundary(v) ? 4 : 6)); };
+    run_step<false>(
+        s, threads, counts,
+        [&](std::size_t k, std::vector<edit_item>& items) {
+          for_own_vertices(s, born, k, [&](Vertex a) {
+            for (const Halfedge h : m_.out_halfedges(a))
+              if (const Vertex b = m_.to(h); a.idx() < b.idx() && !m_.is_boundary(h.edge())) items.push_back({0, a, b});
+          });
+          std::reverse(items.begin(), items.end());
+        },
+        [&](std::size_t k, const edit_item& it, std::vector<edit_item>&, std::vector<edit_item>&, phase) -> int {
+          detail::lock_set locks(s, k);
+          if (!locks.try_lock(it.a)) return -1;
+          const Halfedge h = m_.find_halfedge(it.a, it.b);
+          if (!h.is_valid() || m_.is_boundary(h.edge())) return 0;  // flipped since
+          const Halfedge o = h.opposite();
+          const Vertex a = it.a, b = it.b, c = m_.to(m_.next(h)), d = m_.to(m_.next(o));
+          if (!locks.try_lock(b) || !locks.try_lock(c) || !locks.try_lock(d)) return -1;
+          const int before = deviation(a, 0) + deviation(b, 0) + deviation(c, 0) + deviation(d, 0);
+          const int after = deviation(a, -1) + deviation(b, -1) + deviation(c, 1) + deviation(d, 1);
+          if (after >= before) return 0;
+          if (!m_.is_flip_ok(h.edge())) return 0;
+          const vec3 &pa = m_.position(a), &pb = m_.position(b), &pc = m_.position(c), &pd = m_.position(d);
+          const vec3 n = cross(pb - pa, pc - pa) + cross(pa - pb, pd - pb);
+          if (!(dot(cross(pc - pd, pa - pd), n) > 0) || !(dot(cross(pd - pc, pb - pc), n) > 0)) return 0;
+          m_.flip(h.edge());
+          --valence_[a], --valence_[b], ++valence_[c], ++valence_[d];
+          ++counts[k].flips;
+          return 1;
+        });
+  }
+
   void relax_and_project() {
     for_each_element(m_.vertices(), how_, [&](Vertex v) {
       const vec3 p = m_.position(v);
@@ -339,8 +648,10 @@ class remesher {
 // Remeshes m in place towards edges of length o.target_edge_length: the
 // design note above. Vertex normals (the scratch buffer) are stale after it;
 // handles of deleted elements are invalid, others stay valid.
-// how: execution::openmp / tbb run the relaxation and projection sweeps in
-// parallel (topology edits are serial); the result is the same in every mode.
+// how: execution::openmp / tbb run the topology edits on o.threads threads
+// at once on m (the design note's scheme) and the relaxation and
+// projection sweeps in parallel; the result meets the same guarantees as
+// the serial one but is not the same mesh.
 // Throws: usage_error, with m unchanged, if the length is not positive and
 // finite, iterations or relaxation_steps is negative, collapse_normal_cos
 // is outside [-1, 1), or !available(how);
