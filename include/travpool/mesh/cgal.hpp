@@ -395,7 +395,8 @@ inline Vertex source(cgal_detail::edge_descriptor e, const triangle_mesh& g) noe
 inline Vertex target(cgal_detail::edge_descriptor e, const triangle_mesh& g) noexcept { return g.to(e.halfedge()); }
 inline Halfedge next(Halfedge h, const triangle_mesh& g) noexcept { return g.next(h); }
 // O(1) while CGAL edits the mesh (kept links); otherwise O(face or fan size).
-inline Halfedge prev(Halfedge h, const triangle_mesh& g) noexcept { return g.prev_linked(h); }
+// Always inlined: CGAL calls it in loops, and GCC otherwise keeps a call.
+TRAVPOOL_ALWAYS_INLINE Halfedge prev(Halfedge h, const triangle_mesh& g) noexcept { return g.prev_linked(h); }
 inline Halfedge opposite(Halfedge h, const triangle_mesh&) noexcept { return h.opposite(); }
 inline cgal_detail::edge_descriptor edge(Halfedge h, const triangle_mesh&) noexcept {
   return cgal_detail::edge_descriptor(h);

@@ -537,6 +537,25 @@ class triangle_mesh {
   }
 
  private:
+  // prev() past a triangle's two steps: the walk, out of line.
+  TRAVPOOL_NOINLINE Halfedge prev_walk(Halfedge h) const noexcept {
+    constexpr int limit = 1 << 16;
+    if (!is_boundary(h)) {
+      Halfedge g = next(h);
+      for (int i = 0; g.is_valid() && i < limit; ++i, g = next(g))
+        if (next(g) == h) return g;
+      return {};
+    }
+    // The outgoing halfedges g of from(h) follow each other as
+    // g -> next(opposite(g)); prev is the incoming one whose next is h.
+    Halfedge g = h;
+    for (int i = 0; g.is_valid() && i < limit; ++i) {
+      const Halfedge in = g.opposite();
+      if (next(in) == h) return in;
+      g = next(in);
+    }
+    return {};
+  }
   // The pool that holds the elements of kind Handle (edges_ for halfedges).
   template <class Handle>
   element_pool<pool_handle_t<Handle>>& pool_of() noexcept {
@@ -790,22 +809,16 @@ inline Face triangle_mesh::new_face(Halfedge h) {
 }
 
 inline Halfedge triangle_mesh::prev(Halfedge h) const noexcept {
-  constexpr int limit = 1 << 16;
-  if (!is_boundary(h)) {
-    Halfedge g = next(h);
-    for (int i = 0; g.is_valid() && i < limit; ++i, g = next(g))
-      if (next(g) == h) return g;
-    return {};
+  // A triangle's prev is two next steps away (inlined); anything else
+  // (a boundary loop of more than three, links being edited) walks.
+  const Halfedge a = next(h);
+  if (a.is_valid()) [[likely]] {
+    const Halfedge b = next(a);
+    if (b == h) return a;
+    if (b.is_valid() && next(b) == h) [[likely]]
+      return b;
   }
-  // The outgoing halfedges g of from(h) follow each other as
-  // g -> next(opposite(g)); prev is the incoming one whose next is h.
-  Halfedge g = h;
-  for (int i = 0; g.is_valid() && i < limit; ++i) {
-    const Halfedge in = g.opposite();
-    if (next(in) == h) return in;
-    g = next(in);
-  }
-  return {};
+  return prev_walk(h);
 }
 
 inline Halfedge triangle_mesh::find_halfedge(Vertex a, Vertex b) const noexcept {
