@@ -57,6 +57,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -333,8 +334,9 @@ class remesher {
   //             new short edges are pushed with an end the chunk owns as
   //             seed, or to the tail;
   //   flip      items (a, b), interior edges, a the chunk's and the smaller
-  //             index: lock a, b and the opposite corners, test and flip
-  //             with the valences (a column) of locked vertices only.
+  //             index: lock a, pre-test the valences (a column, atomic)
+  //             of a, b and the opposite corners, then lock b and the
+  //             corners, test again and flip.
   // An item whose lock fails is retried once at the end of its chunk, then
   // serially after the step (the tail), with every lock free. Splits only
   // create, collapses and flips create nothing, so within a session no
@@ -566,8 +568,24 @@ class remesher {
 
   void parallel_flip(detail::edit_session& s, std::size_t threads, std::vector<std::vector<Vertex>>& born,
                      std::vector<chunk_counts>& counts) {
-    for_each_element(m_.vertices(), how_, [&](Vertex v) { valence_[v] = static_cast<int>(m_.valence(v)); });
-    auto deviation = [&](Vertex v, int change) { return std::abs(valence_[v] + change - (boundary(v) ? 4 : 6)); };
+    // valence_ holds each vertex's valence minus its target (4 on the
+    // boundary, 6 inside; a flip changes no vertex's boundary status), read
+    // and written through atomic_ref: a flip pre-tests the four deviations
+    // after locking only a (c and d are in a's ring) and locks b, c and d
+    // only when the flip may pay, then tests again.
+    for_each_element(m_.vertices(), how_,
+                     [&](Vertex v) { valence_[v] = static_cast<int>(m_.valence(v)) - (boundary(v) ? 4 : 6); });
+    auto excess = [&](Vertex v) { return std::atomic_ref<int>(valence_[v]).load(std::memory_order_relaxed); };
+    auto add = [&](Vertex v, int d) {  // v locked: the only writer
+      std::atomic_ref<int> r(valence_[v]);
+      r.store(r.load(std::memory_order_relaxed) + d, std::memory_order_relaxed);
+    };
+    auto pays = [&](Vertex a, Vertex b, Vertex c, Vertex d) {
+      const int ea = excess(a), eb = excess(b), ec = excess(c), ed = excess(d);
+      const int before = std::abs(ea) + std::abs(eb) + std::abs(ec) + std::abs(ed);
+      const int after = std::abs(ea - 1) + std::abs(eb - 1) + std::abs(ec + 1) + std::abs(ed + 1);
+      return after < before;
+    };
     run_step<false>(
         s, threads, counts,
         [&](std::size_t k, std::vector<edit_item>& items) {
@@ -584,16 +602,15 @@ class remesher {
           if (!h.is_valid() || m_.is_boundary(h.edge())) return 0;  // flipped since
           const Halfedge o = h.opposite();
           const Vertex a = it.a, b = it.b, c = m_.to(m_.next(h)), d = m_.to(m_.next(o));
+          if (!pays(a, b, c, d)) return 0;  // a pre-test: b, c, d may change
           if (!locks.try_lock(b) || !locks.try_lock(c) || !locks.try_lock(d)) return -1;
-          const int before = deviation(a, 0) + deviation(b, 0) + deviation(c, 0) + deviation(d, 0);
-          const int after = deviation(a, -1) + deviation(b, -1) + deviation(c, 1) + deviation(d, 1);
-          if (after >= before) return 0;
+          if (!pays(a, b, c, d)) return 0;
           if (!m_.is_flip_ok(h.edge())) return 0;
           const vec3 &pa = m_.position(a), &pb = m_.position(b), &pc = m_.position(c), &pd = m_.position(d);
           const vec3 n = cross(pb - pa, pc - pa) + cross(pa - pb, pd - pb);
           if (!(dot(cross(pc - pd, pa - pd), n) > 0) || !(dot(cross(pd - pc, pb - pc), n) > 0)) return 0;
           m_.flip(h.edge());
-          --valence_[a], --valence_[b], ++valence_[c], ++valence_[d];
+          add(a, -1), add(b, -1), add(c, 1), add(d, 1);
           ++counts[k].flips;
           return 1;
         });

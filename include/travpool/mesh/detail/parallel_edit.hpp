@@ -224,9 +224,7 @@ class edit_session {
 // releases them all. Not thread-safe (one task's).
 class lock_set {
  public:
-  lock_set(const edit_session& s, std::size_t chunk) : s_(&s), token_(static_cast<std::uint32_t>(chunk) + 1) {
-    held_.reserve(32);
-  }
+  lock_set(const edit_session& s, std::size_t chunk) noexcept : s_(&s), token_(static_cast<std::uint32_t>(chunk) + 1) {}
   lock_set(const lock_set&) = delete;
   lock_set& operator=(const lock_set&) = delete;
   ~lock_set() { release_all(); }
@@ -238,7 +236,10 @@ class lock_set {
     std::uint32_t expected = 0;
     auto w = s_->lock_word(v);
     if (w.compare_exchange_strong(expected, token_, std::memory_order_acquire, std::memory_order_relaxed)) {
-      held_.push_back(v);
+      if (n_ < inline_capacity) [[likely]]
+        inline_[n_++] = v;
+      else
+        spill(v);
       return true;
     }
     return expected == token_;  // one task per chunk: the token is ours
@@ -257,10 +258,15 @@ class lock_set {
   // be reused at once by another task's create, whose new vertex starts
   // free (0) and may be locked before this set is released.
   void forget(Vertex v) noexcept {
-    for (std::size_t i = 0; i < held_.size(); ++i)
-      if (held_[i] == v) {
-        held_[i] = held_.back();
-        held_.pop_back();
+    for (std::size_t i = 0; i < n_; ++i)
+      if (inline_[i] == v) {
+        inline_[i] = inline_[--n_];
+        return;
+      }
+    for (std::size_t i = 0; i < spilled_.size(); ++i)
+      if (spilled_[i] == v) {
+        spilled_[i] = spilled_.back();
+        spilled_.pop_back();
         return;
       }
   }
@@ -268,15 +274,34 @@ class lock_set {
   // Effects: releases every vertex held (release order: what the task
   // wrote is seen by the next holder).
   void release_all() noexcept {
-    for (const Vertex v : held_) s_->lock_word(v).store(0, std::memory_order_release);
-    held_.clear();
+    for (std::size_t i = 0; i < n_; ++i) s_->lock_word(inline_[i]).store(0, std::memory_order_release);
+    for (const Vertex v : spilled_) s_->lock_word(v).store(0, std::memory_order_release);
+    n_ = 0;
+    spilled_.clear();
   }
-  std::size_t size() const noexcept { return held_.size(); }
+  std::size_t size() const noexcept { return n_ + spilled_.size(); }
 
  private:
+  // The held vertices: the first inline_capacity in place (a collapse's two
+  // closed rings of valence 6 take 12), the rest in spilled_ (no
+  // allocation per operation on a usual mesh).
+  static constexpr std::size_t inline_capacity = 48;
+  // Effects: holds v past the inline slots. Throws: std::bad_alloc (then
+  // v's word is released again, and the exception propagates).
+  TRAVPOOL_NOINLINE void spill(Vertex v) {
+    try {
+      spilled_.push_back(v);
+    } catch (...) {
+      s_->lock_word(v).store(0, std::memory_order_release);
+      throw;
+    }
+  }
+
   const edit_session* s_;
   std::uint32_t token_;
-  std::vector<Vertex> held_;
+  std::size_t n_ = 0;
+  Vertex inline_[inline_capacity];
+  std::vector<Vertex> spilled_;
 };
 
 // The backend's: in the inline namespace of algorithms.hpp's backends (an
