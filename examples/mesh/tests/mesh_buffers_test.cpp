@@ -347,6 +347,114 @@ TEST_CASE("export_buffers in parallel equals serial bit for bit", "[mesh][buffer
   }
 }
 
+TEST_CASE("export_buffers by handle: vertex v at v.idx(), holes zero, stable across edits", "[mesh][buffers]") {
+  // 40,401 vertices: two pool bins, and holes after the deletions.
+  triangle_mesh m = bumpy_grid(200);
+  delete_scattered(m, 0.3, 7);
+  auto q = m.add_property<Vertex, std::uint16_t>("q");
+  for (const Vertex v : m.vertices()) q[v] = static_cast<std::uint16_t>(v.idx() * 31 + 1);
+  for (const Vertex v : m.vertices()) m.normal(v) = {1.0 + v.idx(), 2.0, -3.0 * v.idx()};
+  REQUIRE_FALSE(is_dense(m.vertices()));
+  const std::size_t bound = vertex_handle_bound(m);
+  for (const component_type real : {component_type::f32, component_type::f64}) {
+    buffer_options o;
+    o.real = real;
+    o.normals = true;
+    o.vertex_map = true;
+    o.by_handle = true;
+    o.property("q", q);
+    const mesh_buffers b = export_buffers(m, o);
+    const vertex_layout& l = b.layout;
+    REQUIRE(l.stride != 0);
+    REQUIRE(b.vertex_count() == bound);
+    CHECK(buffer_sizes_of(m, o).vertex_bytes == bound * l.stride);
+    const vertex_attribute &pos = *l.find("position"), &nrm = *l.find("normal"), &qa = *l.find("q");
+    auto read3 = [&](std::size_t i, const vertex_attribute& a) {
+      const std::byte* at = b.vertices.data() + i * l.stride + a.offset;
+      if (real == component_type::f32) {
+        float f[3];
+        std::memcpy(f, at, sizeof f);
+        return vec3{f[0], f[1], f[2]};
+      }
+      double d[3];
+      std::memcpy(d, at, sizeof d);
+      return vec3{d[0], d[1], d[2]};
+    };
+    std::size_t live = 0, holes = 0;
+    for (std::uint32_t h = 0; h < bound; ++h) {
+      const Vertex v(h);
+      if (m.is_live(v)) {
+        ++live;
+        const vec3 p = m.position(v), n = m.normal(v), x = read3(h, pos), y = read3(h, nrm);
+        const double tol = real == component_type::f32 ? 1e-6 * (1 + std::abs(p.x) + std::abs(n.z)) : 0.0;
+        CHECK(std::abs(x.x - p.x) <= tol);
+        CHECK(std::abs(x.z - p.z) <= tol);
+        CHECK(std::abs(y.z - n.z) <= tol * (1 + std::abs(n.z)));
+        std::uint16_t qv;
+        std::memcpy(&qv, b.vertices.data() + std::size_t{h} * l.stride + qa.offset, sizeof qv);
+        CHECK(qv == q[v]);
+        CHECK(b.vertex_map[h] == h);
+      } else {
+        ++holes;
+        const std::byte* at = b.vertices.data() + std::size_t{h} * l.stride;
+        CHECK(std::all_of(at, at + l.stride, [](std::byte c) { return c == std::byte{0}; }));
+        CHECK(b.vertex_map[h] == Vertex::invalid_index);
+      }
+    }
+    CHECK(live == m.vertex_count());
+    CHECK(holes > 0);
+    // The index buffer: the corners' handles, in the order of the dense
+    // export (the same triangles renumbered).
+    buffer_options d = o;
+    d.by_handle = false;
+    const mesh_buffers dense = export_buffers(m, d);
+    REQUIRE(b.indices.size() == dense.indices.size());
+    REQUIRE(b.indices.size() == 3 * m.face_count());
+    for (std::size_t i = 0; i < b.indices.size(); ++i) {
+      REQUIRE(b.indices[i] < bound);
+      CHECK(dense.vertex_map[b.indices[i]] == dense.indices[i]);
+    }
+    // Parallel: the same bytes.
+    for (const execution how : {execution::openmp, execution::tbb}) {
+      if (!available(how)) continue;
+      o.how = how;
+      const mesh_buffers par = export_buffers(m, o);
+      CHECK(par.vertices == b.vertices);
+      CHECK(par.indices == b.indices);
+      CHECK(par.vertex_map == b.vertex_map);
+    }
+  }
+  // Spans: the vertex span must hold the bound, not the live count.
+  buffer_options o;
+  o.by_handle = true;
+  const buffer_sizes sz = buffer_sizes_of(m, o);
+  std::vector<std::byte> short_vertices(m.vertex_count() * sz.layout.stride);
+  std::vector<std::uint32_t> idx(sz.index_count);
+  CHECK_THROWS_AS(export_buffers(m, short_vertices, idx, {}, o), travpool::usage_error);
+  // Stable places: after splitting a face, every old vertex is where it
+  // was, and the new one at its own handle.
+  const mesh_buffers before = export_buffers(m, o);
+  const Face f = *m.faces().begin();
+  const Vertex nv = m.split(f);
+  const mesh_buffers after = export_buffers(m, o);
+  const std::size_t stride = after.layout.stride;
+  for (const Vertex v : m.vertices()) {
+    if (v == nv) continue;
+    REQUIRE(std::size_t{v.idx()} < before.vertex_count());
+    CHECK(std::memcmp(before.vertices.data() + v.idx() * stride, after.vertices.data() + v.idx() * stride, stride) ==
+          0);
+  }
+  float p[3];
+  std::memcpy(p, after.vertices.data() + std::size_t{nv.idx()} * stride, sizeof p);
+  CHECK(p[0] == static_cast<float>(m.position(nv).x));
+  // A dense mesh by handle is the dense export.
+  const triangle_mesh g = bumpy_grid(20);
+  buffer_options plain;
+  const mesh_buffers x = export_buffers(g, o), y = export_buffers(g, plain);
+  CHECK(x.vertices == y.vertices);
+  CHECK(x.indices == y.indices);
+}
+
 TEST_CASE("dense_span: zero-copy views of columns without holes", "[mesh][buffers]") {
   // Two vertex bins (32,768 + 8,053 vertices): dense across the bin boundary.
   triangle_mesh m = bumpy_grid(200);

@@ -40,6 +40,14 @@
 //   vertices.size() >= V * stride,  indices[i] < V,  vertex_map[v.idx()] == dense(v)
 //   indices[3k .. 3k+2] name the corners of the k-th live face, counter-clockwise
 //
+// By handle (buffer_options::by_handle): dense(v) is replaced by v.idx()
+// throughout; the vertex buffer has vertex_handle_bound(m) vertices, each
+// run of live handles copied to its own place, and the holes (dead
+// handles below the bound) zeroed after it, found from the live bits the
+// vertex pass records (the rank table's words); vertex_map[v.idx()] ==
+// v.idx(). The index pass then needs no rank lookup, with or without
+// holes.
+//
 // Live-dense columns: when a pool's live handles are exactly [0, n) (its
 // runs, in traversal order, are [0, a), [a, b), ..., [., n): one per bin
 // while bins are full), a column's storage data()[0, n) is the dense array,
@@ -258,6 +266,11 @@ struct buffer_options {
   std::vector<vertex_attribute_source> properties;  // then these, in order
   bool indices = true;                              // write the index buffer
   bool vertex_map = false;                          // the owned form: fill mesh_buffers::vertex_map
+  // Number the vertices by handle instead: vertex v at index v.idx() of
+  // vertex_handle_bound(m) vertices, the holes' bytes zero, the index buffer
+  // the handles' indices. No renumbering (no rank lookups after deletions),
+  // and a vertex keeps its place in the buffer across edits.
+  bool by_handle = false;
   execution how = execution::serial;
 
   // Effects: appends vertex property p as the attribute `name`. Returns *this.
@@ -640,6 +653,40 @@ void write_vertices(const plan& p, const Part& part, std::size_t dense, std::byt
     write_vertex_list(p, part, dense, out, map, rank);
 }
 
+// By handle: each run [first, last) of `part` to out + first * stride,
+// map[h] = h and the run's live bits in rank (map, rank may be null).
+template <class Part>
+void write_vertex_handles(const plan& p, const Part& part, std::byte* out, std::uint32_t* map, rank_word* rank) {
+  const std::size_t stride = p.layout.stride;
+  for (const handle_run r : part.runs()) {
+    std::byte* dst = out + std::size_t{r.first} * stride;
+    if (stride != 0) {
+      if (p.padded) std::memset(dst, 0, std::size_t{r.last - r.first} * stride);
+      for (const plan::step& s : p.steps) s.copy(s.base, &r, 1, dst + s.offset, stride, s.bytes);
+    }
+    if (map != nullptr)
+      for (std::uint32_t h = r.first; h < r.last; ++h) map[h] = h;
+    if (rank != nullptr) rank_run(rank, r.first, r.last, 0);
+  }
+}
+
+// By handle: zeroes the bytes of every handle below `bound` that is not
+// live in rank's words [first, last).
+inline void zero_holes(const rank_word* rank, std::size_t first, std::size_t last, std::size_t bound, std::byte* out,
+                       std::size_t stride) noexcept {
+  for (std::size_t i = first; i < last; ++i) {
+    std::uint64_t dead = ~rank[i].live;
+    const std::size_t base = 64 * i;
+    if (bound - base < 64) dead &= (std::uint64_t{1} << (bound - base)) - 1;
+    while (dead != 0) {
+      const auto b = static_cast<std::size_t>(std::countr_zero(dead));
+      const auto n = static_cast<std::size_t>(std::countr_one(dead >> b));  // a run of dead handles
+      std::memset(out + (base + b) * stride, 0, n * stride);
+      dead = n + b >= 64 ? 0 : dead & ~(((std::uint64_t{1} << n) - 1) << b);
+    }
+  }
+}
+
 // The triangles of the faces of `part` (an element_range or a part of its
 // partition), from dense face `dense` on: the dense indices of (from(h),
 // to(h), to(next(h))), h = halfedge(f) (rank null: the vertices are dense,
@@ -683,7 +730,7 @@ struct mesh_buffers {
 // The sizes the spans of export_buffers need (buffer_sizes_of).
 struct buffer_sizes {
   vertex_layout layout;
-  std::size_t vertex_bytes = 0;  // vertex_count() x layout.stride
+  std::size_t vertex_bytes = 0;  // vertex_count() (by_handle: vertex_handle_bound) x layout.stride
   std::size_t index_count = 0;   // 3 x face_count(), 0 without options.indices
   std::size_t map_size = 0;      // vertex_handle_bound(m)
 };
@@ -722,6 +769,38 @@ void for_parts(const element_range<Handle>& elements, execution how, const Part&
   }
 }
 
+// Effects: f(first, last) over [0, n) cut into 4 x threads pieces, in
+// parallel as for_parts (serial: once).
+template <class F>
+void for_pieces(std::size_t n, execution how, const F& f) {
+  const std::size_t threads = default_threads(how);
+  if (how == execution::serial || threads <= 1 || n < 64) {
+    f(std::size_t{0}, n);
+    return;
+  }
+  const std::size_t pieces = 4 * threads;
+  [[maybe_unused]] const auto run = [&](std::size_t i) { f(n * i / pieces, n * (i + 1) / pieces); };
+  if (how == execution::openmp) {
+#if defined(_OPENMP)
+    const auto k = static_cast<std::ptrdiff_t>(pieces);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::ptrdiff_t i = 0; i < k; ++i) run(static_cast<std::size_t>(i));
+#endif
+  } else {
+#if TRAVPOOL_MESH_TBB
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pieces, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+      for (std::size_t i = r.begin(); i != r.end(); ++i) run(i);
+    });
+#endif
+  }
+}
+
+// Returns: the vertices export_buffers writes: vertex_count(), or
+// vertex_handle_bound(m) by handle.
+inline std::size_t exported_vertices(const triangle_mesh& m, const buffer_options& o) noexcept {
+  return o.by_handle ? vertex_handle_bound(m) : m.vertex_count();
+}
+
 inline void check_available(execution how) {
   if (!available(how))
     throw usage_error(std::string("export_buffers: execution::") + to_string(how) +
@@ -733,6 +812,26 @@ inline void run_export(const triangle_mesh& m, const buffers_detail::plan& p, co
                        std::byte* vertices, std::uint32_t* indices, std::span<std::uint32_t> map) {
   std::uint32_t* to = map.empty() ? nullptr : map.data();
   if (to != nullptr) std::fill(map.begin(), map.end(), Vertex::invalid_index);  // the holes
+  if (o.by_handle) {
+    // The holes are found from the live bits the vertex pass records.
+    const std::size_t stride = p.layout.stride, bound = vertex_handle_bound(m);
+    std::vector<buffers_detail::rank_word> live;
+    if (stride != 0 && !is_dense(m.vertices())) live.resize((bound + 63) / 64);
+    buffers_detail::rank_word* lw = live.empty() ? nullptr : live.data();
+    if (stride != 0 || to != nullptr)
+      for_parts(m.vertices(), o.how, [&](const auto& part, std::size_t) {
+        buffers_detail::write_vertex_handles(p, part, vertices, to, lw);
+      });
+    if (lw != nullptr)
+      for_pieces(live.size(), o.how, [&](std::size_t first, std::size_t last) {
+        buffers_detail::zero_holes(lw, first, last, bound, vertices, stride);
+      });
+    if (o.indices)
+      for_parts(m.faces(), o.how, [&](const auto& runs, std::size_t d) {
+        buffers_detail::write_triangles(m, runs, d, indices, nullptr);
+      });
+    return;
+  }
   // The index pass numbers vertices by rank (dense: by handle).
   const bool dense = is_dense(m.vertices());
   std::vector<buffers_detail::rank_word> rank;
@@ -752,7 +851,7 @@ inline void run_export(const triangle_mesh& m, const buffers_detail::plan& p, co
 // Throws: as layout_of.
 inline buffer_sizes buffer_sizes_of(const triangle_mesh& m, const buffer_options& o) {
   buffer_sizes s{layout_of(o)};
-  s.vertex_bytes = m.vertex_count() * s.layout.stride;
+  s.vertex_bytes = export_detail::exported_vertices(m, o) * s.layout.stride;
   s.index_count = o.indices ? 3 * m.face_count() : 0;
   s.map_size = vertex_handle_bound(m);
   return s;
@@ -763,7 +862,10 @@ inline buffer_sizes buffer_sizes_of(const triangle_mesh& m, const buffer_options
 // options.indices, the triangles of the live faces, in traversal order, to
 // indices[0, 3 x face_count()); if vertex_map is not empty, the dense index
 // of every live vertex v to vertex_map[v.idx()] and invalid_index to every
-// other entry. Serially, or in parallel with options.how (the same bytes).
+// other entry. With options.by_handle, vertex v at index v.idx() of
+// vertex_handle_bound(m) vertices (dead handles' bytes zero) and handle
+// indices in the index buffer and the map (design note). Serially, or in
+// parallel with options.how (the same bytes).
 // Returns: the layout. Throws: usage_error (before anything is written) if
 // a span is too small (vertex_map: below vertex_handle_bound(m)), the
 // options are bad (layout_of) or options.how is not available(). No
@@ -774,11 +876,11 @@ inline vertex_layout export_buffers(const triangle_mesh& m, std::span<std::byte>
                                     const buffer_options& o = {}) {
   const buffers_detail::plan p(m, o);
   export_detail::check_available(o.how);
-  const std::size_t vbytes = m.vertex_count() * p.layout.stride;
+  const std::size_t nv = export_detail::exported_vertices(m, o), vbytes = nv * p.layout.stride;
   if (vertices.size() < vbytes)
     throw usage_error("export_buffers: the vertex span has " + std::to_string(vertices.size()) + " bytes; " +
-                      std::to_string(m.vertex_count()) + " vertices x stride " + std::to_string(p.layout.stride) +
-                      " need " + std::to_string(vbytes));
+                      std::to_string(nv) + " vertices x stride " + std::to_string(p.layout.stride) + " need " +
+                      std::to_string(vbytes));
   if (o.indices && indices.size() < 3 * m.face_count())
     throw usage_error("export_buffers: the index span has " + std::to_string(indices.size()) + " entries; " +
                       std::to_string(m.face_count()) + " triangles need " + std::to_string(3 * m.face_count()));
@@ -800,7 +902,7 @@ inline mesh_buffers export_buffers(const triangle_mesh& m, const buffer_options&
   export_detail::check_available(o.how);
   mesh_buffers b;
   b.layout = p.layout;
-  b.vertices.resize(m.vertex_count() * p.layout.stride);
+  b.vertices.resize(export_detail::exported_vertices(m, o) * p.layout.stride);
   if (o.indices) b.indices.resize(3 * m.face_count());
   if (o.vertex_map) b.vertex_map.resize(vertex_handle_bound(m));
   export_detail::run_export(m, p, o, b.vertices.data(), b.indices.data(), b.vertex_map);
