@@ -62,17 +62,32 @@ const triangle_mesh& mesh(bool sparse) {
 }
 
 // The export variants: what is written.
-enum variant { pos_f32, pos_f64, pos_normals_f32, indices_only, pos_f32_indices };
-const char* const variant_names[] = {"positions_f32", "positions_f64", "positions_normals_f32", "indices",
-                                     "positions_f32+indices"};
+// The *_by_handle ones (buffer_options::by_handle; sparse mesh only)
+// number the vertices by handle: the holes are written too (zeros), and
+// counted.
+enum variant {
+  pos_f32,
+  pos_f64,
+  pos_normals_f32,
+  indices_only,
+  pos_f32_indices,
+  pos_f32_h,
+  indices_h,
+  pos_f32_indices_h
+};
+const char* const variant_names[] = {
+    "positions_f32",         "positions_f64",           "positions_normals_f32", "indices",
+    "positions_f32+indices", "positions_f32_by_handle", "indices_by_handle",     "positions_f32+indices_by_handle"};
+bool by_handle(variant v) { return v == pos_f32_h || v == indices_h || v == pos_f32_indices_h; }
 
 buffer_options options_of(variant v, execution how) {
   buffer_options o;
   o.how = how;
   o.real = v == pos_f64 ? component_type::f64 : component_type::f32;
-  o.positions = v != indices_only;
+  o.positions = v != indices_only && v != indices_h;
   o.normals = v == pos_normals_f32;
-  o.indices = v == indices_only || v == pos_f32_indices;
+  o.indices = v == indices_only || v == pos_f32_indices || v == indices_h || v == pos_f32_indices_h;
+  o.by_handle = by_handle(v);
   return o;
 }
 
@@ -123,7 +138,9 @@ void bm_memcpy(benchmark::State& state, bool sparse, variant v) {
 void register_all() {
   for (const bool sparse : {false, true}) {
     const std::string mesh_name = sparse ? "sparse" : "dense";
-    for (const variant v : {pos_f32, pos_f64, pos_normals_f32, indices_only, pos_f32_indices}) {
+    for (const variant v :
+         {pos_f32, pos_f64, pos_normals_f32, indices_only, pos_f32_indices, pos_f32_h, indices_h, pos_f32_indices_h}) {
+      if (by_handle(v) && !sparse) continue;  // the dense export itself
       const std::string tail = "/" + mesh_name + "/" + variant_names[v];
       benchmark::RegisterBenchmark(("memcpy" + tail).c_str(), bm_memcpy, sparse, v)->Unit(benchmark::kMicrosecond);
       benchmark::RegisterBenchmark(("export_serial" + tail).c_str(), bm_export, sparse, v, execution::serial)
