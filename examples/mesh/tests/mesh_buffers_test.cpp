@@ -385,11 +385,16 @@ TEST_CASE("export_buffers by handle: vertex v at v.idx(), holes zero, stable acr
       const Vertex v(h);
       if (m.is_live(v)) {
         ++live;
+        // As written: f64 exactly, f32 as the value rounded to float.
+        auto as_written = [&](double x) {
+          return real == component_type::f32 ? static_cast<double>(static_cast<float>(x)) : x;
+        };
         const vec3 p = m.position(v), n = m.normal(v), x = read3(h, pos), y = read3(h, nrm);
-        const double tol = real == component_type::f32 ? 1e-6 * (1 + std::abs(p.x) + std::abs(n.z)) : 0.0;
-        CHECK(std::abs(x.x - p.x) <= tol);
-        CHECK(std::abs(x.z - p.z) <= tol);
-        CHECK(std::abs(y.z - n.z) <= tol * (1 + std::abs(n.z)));
+        CHECK(x.x == as_written(p.x));
+        CHECK(x.y == as_written(p.y));
+        CHECK(x.z == as_written(p.z));
+        CHECK(y.x == as_written(n.x));
+        CHECK(y.z == as_written(n.z));
         std::uint16_t qv;
         std::memcpy(&qv, b.vertices.data() + std::size_t{h} * l.stride + qa.offset, sizeof qv);
         CHECK(qv == q[v]);
@@ -414,14 +419,27 @@ TEST_CASE("export_buffers by handle: vertex v at v.idx(), holes zero, stable acr
       REQUIRE(b.indices[i] < bound);
       CHECK(dense.vertex_map[b.indices[i]] == dense.indices[i]);
     }
-    // Parallel: the same bytes.
-    for (const execution how : {execution::openmp, execution::tbb}) {
+    // Into spans that hold other bytes (0xab), serially and in parallel:
+    // every byte is written, the holes and the padding as zeros, so the
+    // bytes equal the owned form's (whose vectors start zeroed).
+    for (const execution how : {execution::serial, execution::openmp, execution::tbb}) {
       if (!available(how)) continue;
       o.how = how;
+      const buffer_sizes sz = buffer_sizes_of(m, o);
+      std::vector<std::byte> vb(sz.vertex_bytes, std::byte{0xab});
+      std::vector<std::uint32_t> ib(sz.index_count, 0xabababab), map(sz.map_size, 0xabababab);
+      export_buffers(m, vb, ib, map, o);
+      // Compared as bools: on failure Catch would print megabytes.
+      const bool same_vertices = vb == b.vertices, same_indices = ib == b.indices, same_map = map == b.vertex_map;
+      CHECK(same_vertices);
+      CHECK(same_indices);
+      CHECK(same_map);
       const mesh_buffers par = export_buffers(m, o);
-      CHECK(par.vertices == b.vertices);
-      CHECK(par.indices == b.indices);
-      CHECK(par.vertex_map == b.vertex_map);
+      const bool par_vertices = par.vertices == b.vertices, par_indices = par.indices == b.indices,
+                 par_map = par.vertex_map == b.vertex_map;
+      CHECK(par_vertices);
+      CHECK(par_indices);
+      CHECK(par_map);
     }
   }
   // Spans: the vertex span must hold the bound, not the live count.

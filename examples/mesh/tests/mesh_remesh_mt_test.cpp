@@ -119,3 +119,22 @@ TEST_CASE("remesh with 2 threads editing one mesh: valid, on the surface, as goo
     }
   }
 }
+
+TEST_CASE("remesh with 2 threads keeps an isolated vertex as it is", "[mesh][remesh][threads]") {
+  for (const execution how : {execution::openmp, execution::tbb}) {
+    if (!available(how)) continue;
+    triangle_mesh m = torus_soup(30, 8).build();
+    const vec3 far{100, 100, 100};
+    const Vertex lone = m.add_vertex(far);
+    remesh_options o;
+    o.target_edge_length = 0.3;
+    o.iterations = 2;
+    o.threads = 2;
+    const remesh_result r = remesh(m, o, how);
+    m.validate();
+    CHECK(r.splits + r.collapses + r.flips > 0);
+    REQUIRE(m.is_live(lone));
+    CHECK(m.is_isolated(lone));
+    CHECK(m.position(lone) == far);
+  }
+}

@@ -809,10 +809,12 @@ inline Face triangle_mesh::new_face(Halfedge h) {
 }
 
 inline Halfedge triangle_mesh::prev(Halfedge h) const noexcept {
-  // A triangle's prev is two next steps away (inlined); anything else
-  // (a boundary loop of more than three, links being edited) walks.
+  // Inside, a triangle's prev is two next steps away (inlined); anything
+  // else walks. On the boundary the walk stays around from(h): two next
+  // steps along a boundary loop would read links two vertices away, which
+  // a parallel edit holding from(h) and to(h) has not locked.
   const Halfedge a = next(h);
-  if (a.is_valid()) [[likely]] {
+  if (!is_boundary(h) && a.is_valid()) [[likely]] {
     const Halfedge b = next(a);
     if (b == h) return a;
     if (b.is_valid() && next(b) == h) [[likely]]

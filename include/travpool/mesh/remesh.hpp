@@ -573,8 +573,10 @@ class remesher {
     // and written through atomic_ref: a flip pre-tests the four deviations
     // after locking only a (c and d are in a's ring) and locks b, c and d
     // only when the flip may pay, then tests again.
-    for_each_element(m_.vertices(), how_,
-                     [&](Vertex v) { valence_[v] = static_cast<int>(m_.valence(v)) - (boundary(v) ? 4 : 6); });
+    for_each_element(m_.vertices(), how_, [&](Vertex v) {
+      const Halfedge o = m_.out(v);  // invalid for an isolated vertex
+      valence_[v] = static_cast<int>(m_.valence(v)) - (o.is_valid() && m_.is_boundary(o) ? 4 : 6);
+    });
     auto excess = [&](Vertex v) { return std::atomic_ref<int>(valence_[v]).load(std::memory_order_relaxed); };
     auto add = [&](Vertex v, int d) {  // v locked: the only writer
       std::atomic_ref<int> r(valence_[v]);
@@ -602,7 +604,11 @@ class remesher {
           if (!h.is_valid() || m_.is_boundary(h.edge())) return 0;  // flipped since
           const Halfedge o = h.opposite();
           const Vertex a = it.a, b = it.b, c = m_.to(m_.next(h)), d = m_.to(m_.next(o));
-          if (!pays(a, b, c, d)) return 0;  // a pre-test: b, c, d may change
+          // A pre-test: b, c and d may be changing; a vertex another task
+          // holds defers the item (as its lock would), else a flip that
+          // does not pay is dropped without taking three locks.
+          if (!pays(a, b, c, d))
+            return locks.held_by_other(b) || locks.held_by_other(c) || locks.held_by_other(d) ? -1 : 0;
           if (!locks.try_lock(b) || !locks.try_lock(c) || !locks.try_lock(d)) return -1;
           if (!pays(a, b, c, d)) return 0;
           if (!m_.is_flip_ok(h.edge())) return 0;

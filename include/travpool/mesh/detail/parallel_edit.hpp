@@ -237,7 +237,7 @@ class lock_set {
     auto w = s_->lock_word(v);
     if (w.compare_exchange_strong(expected, token_, std::memory_order_acquire, std::memory_order_relaxed)) {
       if (n_ < inline_capacity) [[likely]]
-        inline_[n_++] = v;
+        inline_[n_++] = v.idx();
       else
         spill(v);
       return true;
@@ -259,7 +259,7 @@ class lock_set {
   // free (0) and may be locked before this set is released.
   void forget(Vertex v) noexcept {
     for (std::size_t i = 0; i < n_; ++i)
-      if (inline_[i] == v) {
+      if (inline_[i] == v.idx()) {
         inline_[i] = inline_[--n_];
         return;
       }
@@ -271,10 +271,15 @@ class lock_set {
       }
   }
   bool holds(Vertex v) const noexcept { return s_->lock_word(v).load(std::memory_order_relaxed) == token_; }
+  // Returns: whether another task holds v now (a relaxed read: a hint).
+  bool held_by_other(Vertex v) const noexcept {
+    const std::uint32_t w = s_->lock_word(v).load(std::memory_order_relaxed);
+    return w != 0 && w != token_;
+  }
   // Effects: releases every vertex held (release order: what the task
   // wrote is seen by the next holder).
   void release_all() noexcept {
-    for (std::size_t i = 0; i < n_; ++i) s_->lock_word(inline_[i]).store(0, std::memory_order_release);
+    for (std::size_t i = 0; i < n_; ++i) s_->lock_word(Vertex(inline_[i])).store(0, std::memory_order_release);
     for (const Vertex v : spilled_) s_->lock_word(v).store(0, std::memory_order_release);
     n_ = 0;
     spilled_.clear();
@@ -300,7 +305,7 @@ class lock_set {
   const edit_session* s_;
   std::uint32_t token_;
   std::size_t n_ = 0;
-  Vertex inline_[inline_capacity];
+  std::uint32_t inline_[inline_capacity];  // handle indices (no constructor to run)
   std::vector<Vertex> spilled_;
 };
 
