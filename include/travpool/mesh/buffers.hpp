@@ -738,6 +738,26 @@ struct buffer_sizes {
 inline namespace TRAVPOOL_MESH_BACKEND {
 
 namespace export_detail {
+// Effects: run(i) for every i in [0, count), each once, in parallel with
+// how (openmp: dynamic schedule, one index at a time; tbb: grain 1).
+// Requires: how is openmp or tbb.
+template <class Run>
+void for_indices(std::size_t count, execution how, [[maybe_unused]] const Run& run) {
+  if (how == execution::openmp) {
+#if defined(_OPENMP)
+    const auto n = static_cast<std::ptrdiff_t>(count);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::ptrdiff_t i = 0; i < n; ++i) run(static_cast<std::size_t>(i));
+#endif
+  } else {
+#if TRAVPOOL_MESH_TBB
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, 1), [&](const tbb::blocked_range<std::size_t>& r) {
+      for (std::size_t i = r.begin(); i != r.end(); ++i) run(i);
+    });
+#endif
+  }
+}
+
 // Effects: part(range, first dense index) over the parts of `elements`:
 // once over all of it (serial, one thread or one bin), else over
 // partition(4 x threads) in parallel, each part's first dense index the
@@ -752,21 +772,7 @@ void for_parts(const element_range<Handle>& elements, execution how, const Part&
   const auto parts = elements.partition(4 * threads);
   std::vector<std::size_t> first(parts.size() + 1, 0);
   for (std::size_t i = 0; i < parts.size(); ++i) first[i + 1] = first[i] + parts[i].size();
-  [[maybe_unused]] const auto run = [&](std::size_t i) { part(parts[i], first[i]); };
-  if (how == execution::openmp) {
-#if defined(_OPENMP)
-    const auto n = static_cast<std::ptrdiff_t>(parts.size());
-#pragma omp parallel for schedule(dynamic, 1)
-    for (std::ptrdiff_t i = 0; i < n; ++i) run(static_cast<std::size_t>(i));
-#endif
-  } else {
-#if TRAVPOOL_MESH_TBB
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, parts.size(), 1),
-                      [&](const tbb::blocked_range<std::size_t>& r) {
-                        for (std::size_t i = r.begin(); i != r.end(); ++i) run(i);
-                      });
-#endif
-  }
+  for_indices(parts.size(), how, [&](std::size_t i) { part(parts[i], first[i]); });
 }
 
 // Effects: f(first, last) over [0, n) cut into 4 x threads pieces, in
@@ -779,20 +785,7 @@ void for_pieces(std::size_t n, execution how, const F& f) {
     return;
   }
   const std::size_t pieces = 4 * threads;
-  [[maybe_unused]] const auto run = [&](std::size_t i) { f(n * i / pieces, n * (i + 1) / pieces); };
-  if (how == execution::openmp) {
-#if defined(_OPENMP)
-    const auto k = static_cast<std::ptrdiff_t>(pieces);
-#pragma omp parallel for schedule(dynamic, 1)
-    for (std::ptrdiff_t i = 0; i < k; ++i) run(static_cast<std::size_t>(i));
-#endif
-  } else {
-#if TRAVPOOL_MESH_TBB
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pieces, 1), [&](const tbb::blocked_range<std::size_t>& r) {
-      for (std::size_t i = r.begin(); i != r.end(); ++i) run(i);
-    });
-#endif
-  }
+  for_indices(pieces, how, [&](std::size_t i) { f(n * i / pieces, n * (i + 1) / pieces); });
 }
 
 // Returns: the vertices export_buffers writes: vertex_count(), or
