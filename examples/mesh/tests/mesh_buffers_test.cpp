@@ -3,6 +3,7 @@
 // parallel == serial), the zero-copy dense spans and from_buffers.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -212,6 +213,21 @@ TEST_CASE("export_buffers: interleaved normals and properties, layout and dtype"
   buffer_options bad_real;
   bad_real.real = component_type::u32;
   CHECK_THROWS_AS(export_buffers(m, bad_real), travpool::usage_error);
+}
+
+// The index pass's rank lookup counts bits with the SWAR popcount64 where
+// the target has no POPCNT, and with the instruction where the processor
+// has it (chosen at run time on x86-64): the test host takes one of them,
+// so the SWAR count is checked here against std::popcount directly.
+TEST_CASE("export_buffers: the rank lookup's SWAR bit count equals std::popcount", "[mesh][buffers]") {
+  std::mt19937_64 rng(7);
+  std::vector<std::uint64_t> words{
+      0, 1, ~std::uint64_t{0}, std::uint64_t{1} << 63, 0x5555555555555555u, 0xaaaaaaaaaaaaaaaau, 0x00ff00ff00ff00ffu};
+  for (int i = 0; i < 10000; ++i) words.push_back(rng() & rng());
+  bool same = true;
+  for (const std::uint64_t w : words)
+    same = same && travpool::mesh::buffers_detail::popcount64(w) == static_cast<std::uint32_t>(std::popcount(w));
+  CHECK(same);
 }
 
 TEST_CASE("export_buffers after deletions: dense renumbering, map and indices agree", "[mesh][buffers]") {
