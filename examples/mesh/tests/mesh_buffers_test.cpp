@@ -253,6 +253,50 @@ TEST_CASE("export_buffers after deletions: dense renumbering, map and indices ag
   CHECK(c.vertices == b.vertices);
 }
 
+// A vertex buffer of one vec3 attribute, packed, takes a one-pass copy
+// after deletions (plan::packed_real3); with the map and the rank table
+// (indices) filled in the same pass, serially and in parallel.
+TEST_CASE("export_buffers after deletions: positions alone, f32 and f64, with map and indices", "[mesh][buffers]") {
+  triangle_mesh m = bumpy_grid(200);  // 40,401 vertices: two pool bins
+  delete_scattered(m, 0.3, 17);
+  REQUIRE_FALSE(is_dense(m.vertices()));
+  auto shifted = m.add_property<Vertex, vec3>("shifted");
+  for (const Vertex v : m.vertices()) shifted[v] = m.position(v) + vec3{1, 2, 3};
+  for (const component_type real : {component_type::f32, component_type::f64}) {
+    for (const bool map : {false, true}) {
+      buffer_options o;
+      o.real = real;
+      o.vertex_map = map;
+      const mesh_buffers b = export_buffers(m, o);
+      CHECK(b.layout.stride == (real == component_type::f32 ? 12u : 24u));
+      check_buffers(m, b, real);
+      for (const execution how : {execution::openmp, execution::tbb}) {
+        if (!available(how)) continue;
+        o.how = how;
+        const mesh_buffers par = export_buffers(m, o);
+        CHECK(bool(par.vertices == b.vertices));
+        CHECK(bool(par.indices == b.indices));
+        CHECK(bool(par.vertex_map == b.vertex_map));
+      }
+    }
+    // A vec3 property alone, no positions: the same one-pass copy.
+    buffer_options o;
+    o.real = real;
+    o.positions = false;
+    o.indices = false;
+    o.property("shifted", shifted);
+    const mesh_buffers b = export_buffers(m, o);
+    REQUIRE(b.vertex_count() == m.vertex_count());
+    std::size_t i = 0, bad = 0;
+    for (const Vertex v : m.vertices()) {
+      const vec3 x = read_real3(b.vertices, i++ * b.layout.stride, real);
+      const vec3 e = real == component_type::f32 ? as_float(shifted[v]) : shifted[v];
+      bad += !(x.x == e.x && x.y == e.y && x.z == e.z);
+    }
+    CHECK(bad == 0);
+  }
+}
+
 TEST_CASE("from_buffers(export_buffers) after deletions: the same triangles", "[mesh][buffers]") {
   // Deleting the stars of the grid points (4i + 1, 4j + 1) leaves disjoint
   // holes, so the mesh stays manifold (scattered face deletions may leave a

@@ -499,6 +499,10 @@ struct plan {
   vertex_layout layout;
   std::vector<step> steps;
   bool padded = false;  // some byte of a vertex is no attribute's: zeroed
+  // 4 or 8 when the one attribute is a vec3 column as packed f32 or f64
+  // (stride 12 or 24; positions alone, the usual GPU vertex buffer): the
+  // list path then copies in one pass (write_real3_list), else 0.
+  std::size_t packed_real3 = 0;
 
   plan(const triangle_mesh& m, const buffer_options& o) : layout(layout_of(o)) {
     const bool f32 = o.real == component_type::f32;
@@ -523,6 +527,8 @@ struct plan {
     }
     for (const vertex_attribute_source& p : o.properties) next(p.data(), p.element_size(), p.is_vec3());
     padded = covered < layout.stride;
+    const bool vec = o.positions || o.normals || (o.properties.size() == 1 && o.properties[0].is_vec3());
+    if (steps.size() == 1 && vec && !padded) packed_real3 = f32 ? 4 : 8;
   }
 };
 
@@ -638,11 +644,39 @@ void write_vertex_runs(const plan& p, const Part& part, std::size_t dense, std::
   flush();
 }
 
+// As write_vertex_list for a plan whose one attribute is a vec3 column
+// written packed as Real (plan::packed_real3): one pass over the live
+// handles, a bitmap word at a time, converting each in place of a list
+// and a gather (1.6-1.8x faster after scattered deletions).
+template <class Real, class Part>
+void write_real3_list(const std::byte* base, const Part& part, std::size_t dense, std::byte* out, std::uint32_t* map,
+                      rank_word* rank) {
+  std::byte* dst = out + dense * (3 * sizeof(Real));
+  auto d = static_cast<std::uint32_t>(dense);
+  part.for_each([&](Vertex v) {
+    const std::uint32_t h = v.idx();
+    double s[3];
+    std::memcpy(s, base + std::size_t{h} * sizeof s, sizeof s);
+    const Real x[3] = {static_cast<Real>(s[0]), static_cast<Real>(s[1]), static_cast<Real>(s[2])};
+    std::memcpy(dst, x, sizeof x);
+    dst += sizeof x;
+    if (map != nullptr) map[h] = d;
+    if (rank != nullptr) {
+      rank_word& w = rank[h >> 6];
+      if (w.live == 0) w.first = d;  // handles ascend within a word
+      w.live |= std::uint64_t{1} << (h & 63);
+    }
+    ++d;
+  });
+}
+
 // As write_vertex_runs, a bitmap word at a time through a list of
 // handles: for pools with holes, whose runs are short.
 template <class Part>
 void write_vertex_list(const plan& p, const Part& part, std::size_t dense, std::byte* out, std::uint32_t* map,
                        rank_word* rank) {
+  if (p.packed_real3 == 4) return write_real3_list<float>(p.steps[0].base, part, dense, out, map, rank);
+  if (p.packed_real3 == 8) return write_real3_list<double>(p.steps[0].base, part, dense, out, map, rank);
   constexpr std::size_t block = 1024;
   const std::size_t stride = p.layout.stride;
   std::uint32_t buf[block];
