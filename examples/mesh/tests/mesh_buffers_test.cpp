@@ -255,8 +255,10 @@ TEST_CASE("export_buffers after deletions: dense renumbering, map and indices ag
 
 // A vertex buffer of one vec3 attribute, packed, takes a one-pass copy
 // after deletions (plan::packed_real3); with the map and the rank table
-// (indices) filled in the same pass, serially and in parallel.
-TEST_CASE("export_buffers after deletions: positions alone, f32 and f64, with map and indices", "[mesh][buffers]") {
+// (indices) filled in the same pass, serially and in parallel, renumbered
+// and by handle.
+TEST_CASE("export_buffers after deletions: positions alone, f32 and f64, with map and indices, by handle",
+          "[mesh][buffers]") {
   triangle_mesh m = bumpy_grid(200);  // 40,401 vertices: two pool bins
   delete_scattered(m, 0.3, 17);
   REQUIRE_FALSE(is_dense(m.vertices()));
@@ -270,6 +272,39 @@ TEST_CASE("export_buffers after deletions: positions alone, f32 and f64, with ma
       const mesh_buffers b = export_buffers(m, o);
       CHECK(b.layout.stride == (real == component_type::f32 ? 12u : 24u));
       check_buffers(m, b, real);
+      for (const execution how : {execution::openmp, execution::tbb}) {
+        if (!available(how)) continue;
+        o.how = how;
+        const mesh_buffers par = export_buffers(m, o);
+        CHECK(bool(par.vertices == b.vertices));
+        CHECK(bool(par.indices == b.indices));
+        CHECK(bool(par.vertex_map == b.vertex_map));
+      }
+    }
+    // By handle: vertex v at v.idx(), the dead handles' bytes zero.
+    for (const bool map : {false, true}) {
+      buffer_options o;
+      o.real = real;
+      o.vertex_map = map;
+      o.by_handle = true;
+      const mesh_buffers b = export_buffers(m, o);
+      REQUIRE(b.vertex_count() == vertex_handle_bound(m));
+      std::size_t bad_live = 0, bad_hole = 0, bad_map = 0;
+      for (std::uint32_t h = 0; h < b.vertex_count(); ++h) {
+        const vec3 x = read_real3(b.vertices, std::size_t{h} * b.layout.stride, real);
+        if (m.is_live(Vertex(h))) {
+          const vec3& q = m.position(Vertex(h));
+          const vec3 e = real == component_type::f32 ? as_float(q) : q;
+          bad_live += !(x.x == e.x && x.y == e.y && x.z == e.z);
+          if (map) bad_map += b.vertex_map[h] != h;
+        } else {
+          bad_hole += !(x.x == 0 && x.y == 0 && x.z == 0);
+          if (map) bad_map += b.vertex_map[h] != Vertex::invalid_index;
+        }
+      }
+      CHECK(bad_live == 0);
+      CHECK(bad_hole == 0);
+      CHECK(bad_map == 0);
       for (const execution how : {execution::openmp, execution::tbb}) {
         if (!available(how)) continue;
         o.how = how;

@@ -716,10 +716,30 @@ void write_vertices(const plan& p, const Part& part, std::size_t dense, std::byt
     write_vertex_list(p, part, dense, out, map, rank);
 }
 
+// By handle, one packed vec3 attribute as Real, a pool with holes: each
+// live vertex h to out + h * 3 * sizeof(Real) in one pass over the live
+// handles (the runs are short there), map[h] = h (map may be null) and
+// its live bit in rank.
+template <class Real, class Part>
+void write_real3_handles(const std::byte* base, const Part& part, std::byte* out, std::uint32_t* map, rank_word* rank) {
+  part.for_each([&](Vertex v) {
+    const std::uint32_t h = v.idx();
+    double s[3];
+    std::memcpy(s, base + std::size_t{h} * sizeof s, sizeof s);
+    const Real x[3] = {static_cast<Real>(s[0]), static_cast<Real>(s[1]), static_cast<Real>(s[2])};
+    std::memcpy(out + std::size_t{h} * sizeof x, x, sizeof x);
+    if (map != nullptr) map[h] = h;
+    rank[h >> 6].live |= std::uint64_t{1} << (h & 63);
+  });
+}
+
 // By handle: each run [first, last) of `part` to out + first * stride,
-// map[h] = h and the run's live bits in rank (map, rank may be null).
+// map[h] = h and the run's live bits in rank (map, rank may be null; rank
+// is not null exactly when the pool has holes).
 template <class Part>
 void write_vertex_handles(const plan& p, const Part& part, std::byte* out, std::uint32_t* map, rank_word* rank) {
+  if (rank != nullptr && p.packed_real3 == 4) return write_real3_handles<float>(p.steps[0].base, part, out, map, rank);
+  if (rank != nullptr && p.packed_real3 == 8) return write_real3_handles<double>(p.steps[0].base, part, out, map, rank);
   const std::size_t stride = p.layout.stride;
   for (const handle_run r : part.runs()) {
     std::byte* dst = out + std::size_t{r.first} * stride;
@@ -870,10 +890,15 @@ void for_pieces(std::size_t n, execution how, const F& f) {
   for_indices(pieces, how, [&](std::size_t i) { f(n * i / pieces, n * (i + 1) / pieces); });
 }
 
-// Returns: the vertices export_buffers writes: vertex_count(), or
-// vertex_handle_bound(m) by handle.
-inline std::size_t exported_vertices(const triangle_mesh& m, const buffer_options& o) noexcept {
-  return o.by_handle ? vertex_handle_bound(m) : m.vertex_count();
+// Returns: the vertices export_buffers writes: vertex_count(), or `bound`
+// (vertex_handle_bound(m), O(runs): computed once per export) by handle.
+inline std::size_t exported_vertices(const triangle_mesh& m, const buffer_options& o, std::size_t bound) noexcept {
+  return o.by_handle ? bound : m.vertex_count();
+}
+// Returns: vertex_handle_bound(m) where the export needs it (by handle, or
+// a vertex map), else 0.
+inline std::size_t needed_bound(const triangle_mesh& m, const buffer_options& o, bool map) noexcept {
+  return o.by_handle || map ? vertex_handle_bound(m) : 0;
 }
 
 inline void check_available(execution how) {
@@ -882,14 +907,15 @@ inline void check_available(execution how) {
                       " is not in this build (see available(); <travpool/mesh/algorithms.hpp>)");
 }
 
-// Requires: the spans checked. Writes everything.
+// Requires: the spans checked; bound = vertex_handle_bound(m) if
+// o.by_handle. Writes everything.
 inline void run_export(const triangle_mesh& m, const buffers_detail::plan& p, const buffer_options& o,
-                       std::byte* vertices, std::uint32_t* indices, std::span<std::uint32_t> map) {
+                       std::byte* vertices, std::uint32_t* indices, std::span<std::uint32_t> map, std::size_t bound) {
   std::uint32_t* to = map.empty() ? nullptr : map.data();
   if (to != nullptr) std::fill(map.begin(), map.end(), Vertex::invalid_index);  // the holes
   if (o.by_handle) {
     // The holes are found from the live bits the vertex pass records.
-    const std::size_t stride = p.layout.stride, bound = vertex_handle_bound(m);
+    const std::size_t stride = p.layout.stride;
     std::vector<buffers_detail::rank_word> live;
     if (stride != 0 && !is_dense(m.vertices())) live.resize((bound + 63) / 64);
     buffers_detail::rank_word* lw = live.empty() ? nullptr : live.data();
@@ -910,7 +936,7 @@ inline void run_export(const triangle_mesh& m, const buffers_detail::plan& p, co
   // The index pass numbers vertices by rank (dense: by handle).
   const bool dense = is_dense(m.vertices());
   std::vector<buffers_detail::rank_word> rank;
-  if (o.indices && m.face_count() > 0 && !dense) rank.resize((vertex_handle_bound(m) + 63) / 64);
+  if (o.indices && m.face_count() > 0 && !dense) rank.resize((m.handle_bound<Vertex>() + 63) / 64);  // O(1)
   buffers_detail::rank_word* r = rank.empty() ? nullptr : rank.data();
   if (p.layout.stride != 0 || to != nullptr || r != nullptr)
     for_parts(m.vertices(), o.how, [&](const auto& part, std::size_t d) {
@@ -926,9 +952,9 @@ inline void run_export(const triangle_mesh& m, const buffers_detail::plan& p, co
 // Throws: as layout_of.
 inline buffer_sizes buffer_sizes_of(const triangle_mesh& m, const buffer_options& o) {
   buffer_sizes s{layout_of(o)};
-  s.vertex_bytes = export_detail::exported_vertices(m, o) * s.layout.stride;
-  s.index_count = o.indices ? 3 * m.face_count() : 0;
   s.map_size = vertex_handle_bound(m);
+  s.vertex_bytes = export_detail::exported_vertices(m, o, s.map_size) * s.layout.stride;
+  s.index_count = o.indices ? 3 * m.face_count() : 0;
   return s;
 }
 
@@ -951,7 +977,8 @@ inline vertex_layout export_buffers(const triangle_mesh& m, std::span<std::byte>
                                     const buffer_options& o = {}) {
   const buffers_detail::plan p(m, o);
   export_detail::check_available(o.how);
-  const std::size_t nv = export_detail::exported_vertices(m, o), vbytes = nv * p.layout.stride;
+  const std::size_t bound = export_detail::needed_bound(m, o, !vertex_map.empty());
+  const std::size_t nv = export_detail::exported_vertices(m, o, bound), vbytes = nv * p.layout.stride;
   if (vertices.size() < vbytes)
     throw usage_error("export_buffers: the vertex span has " + std::to_string(vertices.size()) + " bytes; " +
                       std::to_string(nv) + " vertices x stride " + std::to_string(p.layout.stride) + " need " +
@@ -960,12 +987,11 @@ inline vertex_layout export_buffers(const triangle_mesh& m, std::span<std::byte>
     throw usage_error("export_buffers: the index span has " + std::to_string(indices.size()) + " entries; " +
                       std::to_string(m.face_count()) + " triangles need " + std::to_string(3 * m.face_count()));
   if (!vertex_map.empty()) {
-    const std::size_t bound = vertex_handle_bound(m);
     if (vertex_map.size() < bound)
       throw usage_error("export_buffers: the vertex map span has " + std::to_string(vertex_map.size()) +
                         " entries; the vertex handles need " + std::to_string(bound) + " (vertex_handle_bound)");
   }
-  export_detail::run_export(m, p, o, vertices.data(), indices.data(), vertex_map);
+  export_detail::run_export(m, p, o, vertices.data(), indices.data(), vertex_map, bound);
   return p.layout;
 }
 
@@ -977,10 +1003,11 @@ inline mesh_buffers export_buffers(const triangle_mesh& m, const buffer_options&
   export_detail::check_available(o.how);
   mesh_buffers b;
   b.layout = p.layout;
-  b.vertices.resize(export_detail::exported_vertices(m, o) * p.layout.stride);
+  const std::size_t bound = export_detail::needed_bound(m, o, o.vertex_map);
+  b.vertices.resize(export_detail::exported_vertices(m, o, bound) * p.layout.stride);
   if (o.indices) b.indices.resize(3 * m.face_count());
-  if (o.vertex_map) b.vertex_map.resize(vertex_handle_bound(m));
-  export_detail::run_export(m, p, o, b.vertices.data(), b.indices.data(), b.vertex_map);
+  if (o.vertex_map) b.vertex_map.resize(bound);
+  export_detail::run_export(m, p, o, b.vertices.data(), b.indices.data(), b.vertex_map, bound);
   return b;
 }
 
