@@ -305,6 +305,12 @@ TEST_CASE("export_buffers after deletions: positions alone, f32 and f64, with ma
       CHECK(bad_live == 0);
       CHECK(bad_hole == 0);
       CHECK(bad_map == 0);
+      // Into spans filled with 0xab: the holes are zeroed, not left as they were.
+      std::vector<std::byte> span_vertices(b.vertices.size(), std::byte{0xab});
+      std::vector<std::uint32_t> span_indices(b.indices.size(), 0xabababab);
+      export_buffers(m, span_vertices, span_indices, {}, o);
+      CHECK(bool(span_vertices == b.vertices));
+      CHECK(bool(span_indices == b.indices));
       for (const execution how : {execution::openmp, execution::tbb}) {
         if (!available(how)) continue;
         o.how = how;

@@ -790,7 +790,7 @@ void write_triangles(const triangle_mesh& m, const Part& part, std::size_t dense
       o += 3;
     });
   } else {
-#if TRAVPOOL_MESH_POPCNT_DISPATCH
+#ifdef TRAVPOOL_MESH_POPCNT_DISPATCH
     if (has_popcnt()) {  // a bitmap word's faces into a buffer, then the POPCNT loop over it
       constexpr std::size_t block = 256;
       std::uint32_t buf[block];
