@@ -124,6 +124,20 @@ void check_buffers(const triangle_mesh& m, const mesh_buffers& b, component_type
   CHECK(bad_corner == 0);
 }
 
+// Checks that export_buffers(m, o) with each parallel mode in this build
+// gives serial's layout and bytes (serial: the serial export with o).
+void check_parallel_exports(const triangle_mesh& m, buffer_options o, const mesh_buffers& serial) {
+  for (const execution how : {execution::openmp, execution::tbb}) {
+    if (!available(how)) continue;
+    o.how = how;
+    const mesh_buffers par = export_buffers(m, o);
+    CHECK(par.layout == serial.layout);
+    CHECK(bool(par.vertices == serial.vertices));
+    CHECK(bool(par.indices == serial.indices));
+    CHECK(bool(par.vertex_map == serial.vertex_map));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("export_buffers: positions as float and as double, indices as to_triangles", "[mesh][buffers]") {
@@ -272,14 +286,7 @@ TEST_CASE("export_buffers after deletions: positions alone, f32 and f64, with ma
       const mesh_buffers b = export_buffers(m, o);
       CHECK(b.layout.stride == (real == component_type::f32 ? 12u : 24u));
       check_buffers(m, b, real);
-      for (const execution how : {execution::openmp, execution::tbb}) {
-        if (!available(how)) continue;
-        o.how = how;
-        const mesh_buffers par = export_buffers(m, o);
-        CHECK(bool(par.vertices == b.vertices));
-        CHECK(bool(par.indices == b.indices));
-        CHECK(bool(par.vertex_map == b.vertex_map));
-      }
+      check_parallel_exports(m, o, b);
     }
     // By handle: vertex v at v.idx(), the dead handles' bytes zero.
     for (const bool map : {false, true}) {
@@ -311,14 +318,7 @@ TEST_CASE("export_buffers after deletions: positions alone, f32 and f64, with ma
       export_buffers(m, span_vertices, span_indices, {}, o);
       CHECK(bool(span_vertices == b.vertices));
       CHECK(bool(span_indices == b.indices));
-      for (const execution how : {execution::openmp, execution::tbb}) {
-        if (!available(how)) continue;
-        o.how = how;
-        const mesh_buffers par = export_buffers(m, o);
-        CHECK(bool(par.vertices == b.vertices));
-        CHECK(bool(par.indices == b.indices));
-        CHECK(bool(par.vertex_map == b.vertex_map));
-      }
+      check_parallel_exports(m, o, b);
     }
     // A vec3 property alone, no positions: the same one-pass copy.
     buffer_options o;
@@ -436,15 +436,7 @@ TEST_CASE("export_buffers in parallel equals serial bit for bit", "[mesh][buffer
     if (m == &sparse) o.property("q", q);
     const mesh_buffers serial = export_buffers(*m, o);
     check_buffers(*m, serial, component_type::f32);
-    for (const execution how : {execution::openmp, execution::tbb}) {
-      if (!available(how)) continue;
-      o.how = how;
-      const mesh_buffers par = export_buffers(*m, o);
-      CHECK(par.layout == serial.layout);
-      CHECK(par.vertices == serial.vertices);
-      CHECK(par.indices == serial.indices);
-      CHECK(par.vertex_map == serial.vertex_map);
-    }
+    check_parallel_exports(*m, o, serial);
   }
 }
 

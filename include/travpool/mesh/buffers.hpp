@@ -370,6 +370,17 @@ namespace buffers_detail {
 using copy_fn = void (*)(const std::byte* base, const handle_run* runs, std::size_t n, std::byte* dst,
                          std::size_t stride, std::size_t bytes);
 
+// Effects: element h of the column at base (N Src) to dst as N Dst; no
+// alignment required.
+template <class Src, class Dst, std::size_t N>
+inline void convert_one(const std::byte* base, std::uint32_t h, std::byte* dst) noexcept {
+  Src s[N];
+  std::memcpy(s, base + std::size_t{h} * sizeof s, sizeof s);
+  Dst d[N];
+  for (std::size_t c = 0; c < N; ++c) d[c] = static_cast<Dst>(s[c]);
+  std::memcpy(dst, d, sizeof d);
+}
+
 template <class Src, class Dst, std::size_t N>
 void convert(const std::byte* base, const handle_run* runs, std::size_t n, std::byte* dst, std::size_t stride,
              std::size_t) {
@@ -391,13 +402,7 @@ void convert(const std::byte* base, const handle_run* runs, std::size_t n, std::
       dst += count * sizeof(Dst);
       continue;
     }
-    for (std::uint32_t h = first; h < last; ++h, dst += stride) {
-      Src s[N];
-      std::memcpy(s, base + std::size_t{h} * sizeof s, sizeof s);
-      Dst d[N];
-      for (std::size_t c = 0; c < N; ++c) d[c] = static_cast<Dst>(s[c]);
-      std::memcpy(dst, d, sizeof d);
-    }
+    for (std::uint32_t h = first; h < last; ++h, dst += stride) convert_one<Src, Dst, N>(base, h, dst);
   }
 }
 
@@ -425,13 +430,7 @@ using gather_fn = void (*)(const std::byte* base, const std::uint32_t* handles, 
 template <class Src, class Dst, std::size_t N>
 void gather_convert(const std::byte* base, const std::uint32_t* handles, std::size_t n, std::byte* dst,
                     std::size_t stride, std::size_t) {
-  for (std::size_t i = 0; i < n; ++i, dst += stride) {
-    Src s[N];
-    std::memcpy(s, base + std::size_t{handles[i]} * sizeof s, sizeof s);
-    Dst d[N];
-    for (std::size_t c = 0; c < N; ++c) d[c] = static_cast<Dst>(s[c]);
-    std::memcpy(dst, d, sizeof d);
-  }
+  for (std::size_t i = 0; i < n; ++i, dst += stride) convert_one<Src, Dst, N>(base, handles[i], dst);
 }
 
 template <std::size_t Bytes>
@@ -509,7 +508,9 @@ struct plan {
     const copy_fn real3 = f32 ? &convert<double, float, 3> : &convert<double, double, 3>;
     const gather_fn real3_gather = f32 ? &gather_convert<double, float, 3> : &gather_convert<double, double, 3>;
     std::size_t a = 0, covered = 0;
+    bool all_vec = true;
     const auto next = [&](const std::byte* base, std::size_t bytes, bool vec) {
+      all_vec = all_vec && vec;
       steps.push_back({base, layout.attributes[a].offset, bytes, vec ? real3 : bytes_copier(bytes),
                        vec ? real3_gather : bytes_gatherer(bytes)});
       covered += layout.attributes[a++].bytes();
@@ -527,8 +528,7 @@ struct plan {
     }
     for (const vertex_attribute_source& p : o.properties) next(p.data(), p.element_size(), p.is_vec3());
     padded = covered < layout.stride;
-    const bool vec = o.positions || o.normals || (o.properties.size() == 1 && o.properties[0].is_vec3());
-    if (steps.size() == 1 && vec && !padded) packed_real3 = f32 ? 4 : 8;
+    if (steps.size() == 1 && all_vec && !padded) packed_real3 = f32 ? 4 : 8;
   }
 };
 
@@ -587,6 +587,13 @@ inline bool has_popcnt() noexcept {
   return yes;
 }
 #endif
+// Effects: records live handle h at dense index d in rank (zeroed before;
+// handles ascend within a word, so the first one recorded is its lowest).
+inline void rank_add(rank_word* rank, std::uint32_t h, std::uint32_t d) noexcept {
+  rank_word& w = rank[h >> 6];
+  if (w.live == 0) w.first = d;
+  w.live |= std::uint64_t{1} << (h & 63);
+}
 // Effects: records run [first, last) from dense index d in rank (zeroed before).
 inline void rank_run(rank_word* rank, std::uint32_t first, std::uint32_t last, std::uint32_t d) noexcept {
   while (first < last) {
@@ -655,17 +662,10 @@ void write_real3_list(const std::byte* base, const Part& part, std::size_t dense
   auto d = static_cast<std::uint32_t>(dense);
   part.for_each([&](Vertex v) {
     const std::uint32_t h = v.idx();
-    double s[3];
-    std::memcpy(s, base + std::size_t{h} * sizeof s, sizeof s);
-    const Real x[3] = {static_cast<Real>(s[0]), static_cast<Real>(s[1]), static_cast<Real>(s[2])};
-    std::memcpy(dst, x, sizeof x);
-    dst += sizeof x;
+    convert_one<double, Real, 3>(base, h, dst);
+    dst += 3 * sizeof(Real);
     if (map != nullptr) map[h] = d;
-    if (rank != nullptr) {
-      rank_word& w = rank[h >> 6];
-      if (w.live == 0) w.first = d;  // handles ascend within a word
-      w.live |= std::uint64_t{1} << (h & 63);
-    }
+    if (rank != nullptr) rank_add(rank, h, d);
     ++d;
   });
 }
@@ -690,11 +690,7 @@ void write_vertex_list(const plan& p, const Part& part, std::size_t dense, std::
     if (map != nullptr)
       for (std::size_t i = 0; i < count; ++i) map[buf[i]] = d + static_cast<std::uint32_t>(i);
     if (rank != nullptr)
-      for (std::size_t i = 0; i < count; ++i, ++d) {
-        rank_word& w = rank[buf[i] >> 6];
-        if (w.live == 0) w.first = d;  // handles ascend within a word
-        w.live |= std::uint64_t{1} << (buf[i] & 63);
-      }
+      for (std::size_t i = 0; i < count; ++i, ++d) rank_add(rank, buf[i], d);
     dense += count;
     count = 0;
   };
@@ -724,10 +720,7 @@ template <class Real, class Part>
 void write_real3_handles(const std::byte* base, const Part& part, std::byte* out, std::uint32_t* map, rank_word* rank) {
   part.for_each([&](Vertex v) {
     const std::uint32_t h = v.idx();
-    double s[3];
-    std::memcpy(s, base + std::size_t{h} * sizeof s, sizeof s);
-    const Real x[3] = {static_cast<Real>(s[0]), static_cast<Real>(s[1]), static_cast<Real>(s[2])};
-    std::memcpy(out + std::size_t{h} * sizeof x, x, sizeof x);
+    convert_one<double, Real, 3>(base, h, out + std::size_t{h} * (3 * sizeof(Real)));
     if (map != nullptr) map[h] = h;
     rank[h >> 6].live |= std::uint64_t{1} << (h & 63);
   });
