@@ -7,7 +7,7 @@
 # cross-built for AArch64 and run under qemu with 64 KiB and 4 KiB pages,
 # the core tests cross-built for 64-bit Windows and run under wine, and a
 # consumer project built against the installed package. The full run
-# goes in two tracks at once (GCC's Release and ASan+UBSan; the others).
+# goes in two tracks at once (GCC's Release and Clang's ASan+UBSan; the others).
 # Prints each stage's build and test time and its CPU seconds. Idempotent.
 # docs/testing.md says what each stage builds and runs, and how long it
 # takes.
@@ -206,7 +206,7 @@ fi
 
 # The full run: two tracks at once, each running its stages one after the
 # other, each build and ctest with -j $(nproc): track a (stages 1 and 3,
-# GCC's Release and ASan+UBSan, about half of the CPU time) and track b (the
+# GCC's Release and Clang's ASan+UBSan, about half of the CPU time) and track b (the
 # others). One stage's tests and the end of its build (a few long
 # compiles) leave cores idle; the other track's work fills them. Each
 # track's output goes to build/logs/track-NAME.log, printed when the track

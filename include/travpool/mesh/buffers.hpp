@@ -837,7 +837,7 @@ namespace export_detail {
 // how (openmp: dynamic schedule, one index at a time; tbb: grain 1).
 // Requires: how is openmp or tbb.
 template <class Run>
-void for_indices(std::size_t count, execution how, [[maybe_unused]] const Run& run) {
+void for_indices([[maybe_unused]] std::size_t count, execution how, [[maybe_unused]] const Run& run) {
   if (how == execution::openmp) {
 #if defined(_OPENMP)
     const auto n = static_cast<std::ptrdiff_t>(count);

@@ -29,6 +29,8 @@
 #include <travpool/memory.hpp>
 #include <travpool/pool.hpp>
 
+#include "../pool_types.hpp"  // TRAVPOOL_TEST_ASAN
+
 namespace {
 
 namespace td = travpool::detail;
@@ -405,7 +407,7 @@ TEST_CASE("a hive's blocks follow the page policy and are populated as touch_for
   // populated under every policy); a user's allocator's block is not.
   travpool::set_huge_page_policy(huge_pages::never);
   CHECK(probe(std_hive(two_mib)) == std::tuple{false, true, true});
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__GLIBC__) && !TRAVPOOL_TEST_ASAN
   // Only on memory known fresh: the heap's free pages handed back first
   // (AddressSanitizer's allocator keeps what it got).
   ::malloc_trim(0);
@@ -427,7 +429,7 @@ TEST_CASE("a hive's blocks follow the page policy and are populated as touch_for
     const std::byte* next = nullptr;
     for (int blocks = 0; next == nullptr && blocks < 64;) {
       const std::size_t before = h.capacity();
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__GLIBC__) && !TRAVPOOL_TEST_ASAN
       if (h.size() == before) ::malloc_trim(0);  // this insertion makes a block
 #endif
       const std::byte* b = block_of(*h.insert(p3{}));
@@ -435,7 +437,7 @@ TEST_CASE("a hive's blocks follow the page policy and are populated as touch_for
       ++blocks;
       if (first == nullptr && h.capacity() - before == one_granule) {
         first = b;
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__GLIBC__) && !TRAVPOOL_TEST_ASAN
         CHECK_FALSE(resident(first + td::bin_directory::granule / 2));
 #endif
       }
@@ -456,7 +458,7 @@ TEST_CASE("a hive's blocks follow the page policy and are populated as touch_for
   const auto [advised, populated_always, aligned_always] = probe(std_hive(two_mib));
   CHECK(aligned_always);
   (void)populated_always;
-#if defined(__SANITIZE_ADDRESS__)
+#if TRAVPOOL_TEST_ASAN
   // AddressSanitizer's operator new writes the first 4 KiB of what it hands
   // out (max_malloc_fill_size), so no block of it is fresh memory.
   WARN("advice not checked: operator new's memory is never untouched under AddressSanitizer");
