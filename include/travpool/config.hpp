@@ -114,14 +114,14 @@
 // such a build is not one whose speed the forcing is for, and there it
 // cost compile time (GCC, pool_test under ASan+UBSan at -O0: 79 s of CPU
 // with it, 53 s without) and made the code harder to step through.
-#if defined(__GNUC__) && defined(__OPTIMIZE__)
+#if defined(__GNUC__)
+#if defined(__OPTIMIZE__)
 #define TRAVPOOL_ALWAYS_INLINE [[gnu::always_inline]] inline
 #define TRAVPOOL_ALWAYS_INLINE_LAMBDA __attribute__((always_inline))
-#elif defined(__GNUC__)
+#else
 #define TRAVPOOL_ALWAYS_INLINE inline
 #define TRAVPOOL_ALWAYS_INLINE_LAMBDA
 #endif
-#if defined(__GNUC__)
 #define TRAVPOOL_NOINLINE [[gnu::noinline]]
 #define TRAVPOOL_COLD [[gnu::cold, gnu::noinline]]
 #define TRAVPOOL_UNREACHABLE() __builtin_unreachable()
