@@ -95,12 +95,23 @@ count_tests() {
   echo "${n:-0}"
 }
 
-if [[ -n $component ]]; then
-  # One component's programs in the quick loop's build, and its cases (label COMPONENT).
-  stage "quick build and tests of component $component"
+if ((quick)) || [[ -n $component ]]; then
+  # The quick loop: every test program but the checks-default ones and
+  # mesh_compare, compiled by Clang at -O0 (the slowest at -O1), every case
+  # at the depth of the stages after the first; or one component's
+  # programs and cases (label COMPONENT). What it leaves to the full run:
+  # optimised code, GCC, the full depths, the sanitizers, the other
+  # targets (docs/testing.md).
+  target=travpool_tests only=()
+  if [[ -n $component ]]; then
+    stage "quick build and tests of component $component"
+    target=travpool_tests_$component only=(-L "^$component\$" --no-tests=error)
+  else
+    stage "quick: every test, clang++-14 at -O0"
+  fi
   cmake --preset quick >/dev/null
-  phase build cmake --build --preset quick -j "$jobs" --target "travpool_tests_$component"
-  phase test ctest --preset quick -j "$jobs" -L "^$component\$" --no-tests=error
+  phase build cmake --build --preset quick -j "$jobs" --target "$target"
+  phase test ctest --preset quick -j "$jobs" "${only[@]}"
   print_summary
   exit 0
 fi
@@ -197,20 +208,6 @@ stage_8() {
     return 1
   fi
 }
-
-if ((quick)); then
-  # The quick loop: every test program but the checks-default ones and
-  # mesh_compare, compiled by Clang at -O0 (the slowest at -O1), every case
-  # at the depth of the stages after the first. What it leaves to the full
-  # run: optimised code, GCC, the full depths, the sanitizers, the other
-  # targets (docs/testing.md).
-  stage "quick: every test, clang++-14 at -O0"
-  cmake --preset quick >/dev/null
-  phase build cmake --build --preset quick -j "$jobs" --target travpool_tests
-  phase test ctest --preset quick -j "$jobs"
-  print_summary
-  exit 0
-fi
 
 # The full run: two tracks at once, each running its stages one after the
 # other, each build and ctest with -j $(nproc): track a (stages 1 and 3,
